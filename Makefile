@@ -1,0 +1,59 @@
+# idgen - PGXS build.  `make demo` and `make test` install what they need.
+
+EXTENSION  = idgen
+EXTVERSION = 0.1
+
+MODULE_big = idgen
+OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \
+       src/status.o src/layout.o src/tick.o src/idtext.o
+DATA = $(wildcard idgen--*.sql)
+PGFILEDESC = "idgen - unique, time-sortable IDs"
+
+REGRESS      = setup idgen_type idgen_generate idgen_clock
+REGRESS_OPTS = --load-extension=idgen
+ISOLATION    = generate_concurrent
+ISOLATION_OPTS = --inputdir=test
+TAP_TESTS    = 1
+PROVE_TESTS  = test/t/*.pl
+
+# -Wno-unused-parameter: PostgreSQL's own headers (ilist.h, bufpage.h) and the fmgr
+# calling convention leave parameters unused; every other -Wextra warning is on.
+PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter
+
+# The tested target is PostgreSQL 15; any pg_config on PATH works for a plain build.
+PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+
+ifneq ($(wildcard $(PGXS)),)
+include $(PGXS)
+else
+# No server headers yet (a fresh machine): only demo and test, which install them.
+all install installcheck:
+	@echo "PostgreSQL server development files are missing: run 'make demo' or 'make test', or install postgresql-server-dev-15." >&2; exit 1
+endif
+
+.PHONY: deps demo test unit fuzz bench
+
+deps:
+	@scripts/deps.sh
+
+demo: deps
+	$(MAKE) all
+	$(MAKE) install
+	scripts/demo.sh
+
+test: deps
+	$(MAKE) all
+	$(MAKE) install
+	scripts/test.sh
+
+unit:
+	$(MAKE) -C test/unit run
+
+fuzz:
+	$(MAKE) -C test/fuzz run
+
+bench: deps
+	$(MAKE) all
+	$(MAKE) install
+	bench/run.sh

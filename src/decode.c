@@ -1,0 +1,131 @@
+/*
+ * decode.c - taking 64-bit IDs apart, and IDs bounding a moment in time
+ *
+ * These work without shared_preload_libraries: the layout comes from the
+ * running generator when there is one, else from the built-in default.
+ */
+#include "idgen.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/timestamp.h"
+
+/* layout epoch number of the built-in layout: row 1 of idgen.epoch */
+#define IDGEN_FIRST_EPOCH 1
+
+static int64
+timestamptz_to_unix_ms(TimestampTz ts)
+{
+	int64		us_since_unix = ts +
+		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+
+	/* floor, so an instant belongs to the millisecond that contains it */
+	if (us_since_unix >= 0)
+		return us_since_unix / 1000;
+	return -((-us_since_unix + 999) / 1000);
+}
+
+/* ms since the layout's epoch, clamped so infinities stay in range */
+static int64
+timestamptz_to_layout_ms(const IdgenLayout *layout, TimestampTz ts)
+{
+	if (TIMESTAMP_IS_NOBEGIN(ts))
+		return -1;
+	if (TIMESTAMP_IS_NOEND(ts))
+		return idgen_layout_max_ms(layout) + 1;
+	return timestamptz_to_unix_ms(ts) - layout->epoch_unix_ms;
+}
+
+/* idgen_decode(idgen): (ts, region, worker, seq, epoch) */
+PG_FUNCTION_INFO_V1(idgen_decode);
+Datum
+idgen_decode(PG_FUNCTION_ARGS)
+{
+	int64		id = PG_GETARG_INT64(0);
+	IdgenLayout layout;
+	IdgenFields fields;
+	TupleDesc	tupdesc;
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "idgen_decode must return a composite type");
+	tupdesc = BlessTupleDesc(tupdesc);
+
+	idgen_current_layout(&layout);
+	idgen_layout_decompose(&layout, (uint64) id, &fields);
+	values[0] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(fields.ms +
+																  layout.epoch_unix_ms));
+	values[1] = Int32GetDatum((int32) fields.region);
+	values[2] = Int32GetDatum((int32) fields.worker);
+	values[3] = Int32GetDatum((int32) fields.seq);
+	values[4] = Int32GetDatum(IDGEN_FIRST_EPOCH);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* idgen_timestamp(idgen): the millisecond the ID was issued in */
+PG_FUNCTION_INFO_V1(idgen_timestamp);
+Datum
+idgen_timestamp(PG_FUNCTION_ARGS)
+{
+	int64		id = PG_GETARG_INT64(0);
+	IdgenLayout layout;
+	IdgenFields fields;
+
+	idgen_current_layout(&layout);
+	idgen_layout_decompose(&layout, (uint64) id, &fields);
+	PG_RETURN_TIMESTAMPTZ(idgen_unix_ms_to_timestamptz(fields.ms +
+													   layout.epoch_unix_ms));
+}
+
+/* idgen_min_at(ts): lowest ID any node can issue in ts's millisecond */
+PG_FUNCTION_INFO_V1(idgen_min_at);
+Datum
+idgen_min_at(PG_FUNCTION_ARGS)
+{
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
+	IdgenLayout layout;
+
+	idgen_current_layout(&layout);
+	PG_RETURN_INT64((int64) idgen_layout_min_at(&layout,
+												timestamptz_to_layout_ms(&layout, ts)));
+}
+
+/* idgen_max_at(ts): highest ID any node can issue in ts's millisecond */
+PG_FUNCTION_INFO_V1(idgen_max_at);
+Datum
+idgen_max_at(PG_FUNCTION_ARGS)
+{
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
+	IdgenLayout layout;
+
+	idgen_current_layout(&layout);
+	PG_RETURN_INT64((int64) idgen_layout_max_at(&layout,
+												timestamptz_to_layout_ms(&layout, ts)));
+}
+
+/* idgen.default_layout(): the built-in layout, as idgen.epoch stores it */
+PG_FUNCTION_INFO_V1(idgen_default_layout);
+Datum
+idgen_default_layout(PG_FUNCTION_ARGS)
+{
+	IdgenLayout layout;
+	TupleDesc	tupdesc;
+	Datum		values[6];
+	bool		nulls[6] = {false, false, false, false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "idgen.default_layout must return a composite type");
+	tupdesc = BlessTupleDesc(tupdesc);
+
+	idgen_layout_default(&layout);
+	values[0] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(layout.epoch_unix_ms));
+	values[1] = Int32GetDatum(idgen_layout_time_bits(&layout));
+	values[2] = Int32GetDatum(layout.region_bits);
+	values[3] = Int32GetDatum(layout.worker_bits);
+	values[4] = Int32GetDatum(layout.seq_bits);
+	values[5] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(layout.epoch_unix_ms +
+																 idgen_layout_max_ms(&layout) + 1));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

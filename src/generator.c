@@ -1,0 +1,639 @@
+/*
+ * generator.c - the shared-memory ID generator and its SQL entry points
+ *
+ * Every backend of a node draws IDs from one logical clock kept in shared
+ * memory.  The hot path is one clock read and one compare-and-swap: no
+ * lock, no table access, no allocation, no WAL.
+ *
+ * Locking protocol
+ *   last_tick      Atomic.  Advanced only by compare-and-swap from the value
+ *                  the reservation was computed from, so reservations are
+ *                  disjoint and strictly ascending across all backends.
+ *   config         Written only under config_lock, between two increments
+ *                  of config_seq (odd while a write is under way).  Readers
+ *                  copy it without a lock and retry on a changed sequence.
+ *                  A generator rereads config_seq after its compare-and-swap
+ *                  and throws its reservation away if the configuration
+ *                  changed in between: that leaves a gap, never an ID made
+ *                  under a lease the node no longer holds.
+ *   max_wall_ms    Atomic maximum of the wall clocks seen, raised about once
+ *                  a millisecond; a clock read below it is a rollback.
+ *   slots          One per PGPROC, each written only by its own backend with
+ *                  plain (unlocked) atomic stores; readers add them up.
+ *   other counters Atomics, touched only off the fast path.
+ */
+#include "idgen.h"
+
+#include <time.h>
+
+#include "access/xlog.h"
+#include "funcapi.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+#include "utils/builtins.h"
+
+#include "tick.h"
+
+typedef struct IdgenConfig
+{
+	IdgenState	state;
+	int			counter_bits;	/* log2(workers) + sequence bits */
+	int			time_shift;
+	uint64		node_bits;
+	int64		epoch_unix_ms;
+	int64		limit_ms;		/* no tick may lie past this millisecond */
+	int64		horizon_ms;		/* last millisecond the time field holds */
+	int			region;
+	int			first_worker;
+	int			worker_count;
+	IdgenLayout layout;
+} IdgenConfig;
+
+typedef struct IdgenBackendSlot
+{
+	pg_atomic_uint64 ids;
+	pg_atomic_uint64 batches;
+	char		pad[PG_CACHE_LINE_SIZE - 2 * sizeof(pg_atomic_uint64)];
+} IdgenBackendSlot;
+
+typedef struct IdgenShared
+{
+	/* written on every reservation: alone on its cache line */
+	pg_atomic_uint64 last_tick;
+	char		pad0[PG_CACHE_LINE_SIZE - sizeof(pg_atomic_uint64)];
+
+	/* written about once a millisecond */
+	pg_atomic_uint64 max_wall_ms;
+	char		pad1[PG_CACHE_LINE_SIZE - sizeof(pg_atomic_uint64)];
+
+	/* read on every reservation, rarely written */
+	pg_atomic_uint32 config_seq;
+	IdgenConfig config;
+	slock_t		config_lock;
+	char		reason[256];	/* why the state is what it is */
+
+	/* off the fast path */
+	pg_atomic_uint64 seq_exhaustions;
+	pg_atomic_uint64 clock_rollbacks;
+	pg_atomic_uint64 clock_waits;
+	pg_atomic_uint64 clock_wait_ms;
+	pg_atomic_uint64 clock_refusals;
+	IdgenBackendSlot shared_slot;	/* for processes without a PGPROC index */
+
+	int			nslots;
+	IdgenBackendSlot slots[FLEXIBLE_ARRAY_MEMBER];
+} IdgenShared;
+
+static IdgenShared *idgen_shared = NULL;
+static IdgenBackendSlot *my_slot = NULL;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+static int
+idgen_slot_count(void)
+{
+	return MaxBackends + NUM_AUXILIARY_PROCS;
+}
+
+static Size
+idgen_shmem_size(void)
+{
+	return add_size(offsetof(IdgenShared, slots),
+					mul_size(idgen_slot_count(), sizeof(IdgenBackendSlot)));
+}
+
+static void
+idgen_shmem_request_hook(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(idgen_shmem_size());
+}
+
+/*
+ * The node's identity comes from the GUCs.  A bad combination does not stop
+ * the server: the node comes up disabled and says why.
+ */
+static void
+idgen_configure_node(IdgenConfig *cfg, char *reason, size_t reasonlen)
+{
+	const char *problem;
+	int			block_bits = 0;
+
+	idgen_layout_default(&cfg->layout);
+	while ((1 << block_bits) < idgen_workers_per_node)
+		block_bits++;
+
+	cfg->region = idgen_region_id;
+	cfg->first_worker = idgen_worker_id >= 0 ? idgen_worker_id : 0;
+	cfg->worker_count = 1 << block_bits;
+	cfg->counter_bits = block_bits + cfg->layout.seq_bits;
+	cfg->time_shift = idgen_layout_time_shift(&cfg->layout);
+	cfg->epoch_unix_ms = cfg->layout.epoch_unix_ms;
+	cfg->horizon_ms = idgen_layout_max_ms(&cfg->layout);
+	cfg->limit_ms = cfg->horizon_ms;
+
+	problem = idgen_node_check(&cfg->layout, cfg->region, cfg->first_worker,
+							   block_bits);
+	if (problem != NULL)
+	{
+		cfg->state = IDGEN_STATE_DISABLED;
+		cfg->node_bits = 0;
+		snprintf(reason, reasonlen,
+				 "configuration: %s (idgen.region_id = %d, idgen.worker_id = %d, idgen.workers_per_node = %d)",
+				 problem, idgen_region_id, idgen_worker_id,
+				 idgen_workers_per_node);
+		return;
+	}
+	cfg->node_bits = idgen_node_bits(&cfg->layout, cfg->region,
+									 cfg->first_worker);
+	cfg->state = IDGEN_STATE_ACTIVE;
+	reason[0] = '\0';
+}
+
+static void
+idgen_shmem_startup_hook(void)
+{
+	bool		found;
+	int			i;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	idgen_shared = ShmemInitStruct("idgen", idgen_shmem_size(), &found);
+	if (!found)
+	{
+		IdgenShared *sh = idgen_shared;
+
+		memset(sh, 0, idgen_shmem_size());
+		pg_atomic_init_u64(&sh->last_tick, 0);
+		pg_atomic_init_u64(&sh->max_wall_ms, 0);
+		pg_atomic_init_u32(&sh->config_seq, 0);
+		SpinLockInit(&sh->config_lock);
+		idgen_configure_node(&sh->config, sh->reason, sizeof(sh->reason));
+		pg_atomic_init_u64(&sh->seq_exhaustions, 0);
+		pg_atomic_init_u64(&sh->clock_rollbacks, 0);
+		pg_atomic_init_u64(&sh->clock_waits, 0);
+		pg_atomic_init_u64(&sh->clock_wait_ms, 0);
+		pg_atomic_init_u64(&sh->clock_refusals, 0);
+		pg_atomic_init_u64(&sh->shared_slot.ids, 0);
+		pg_atomic_init_u64(&sh->shared_slot.batches, 0);
+		sh->nslots = idgen_slot_count();
+		for (i = 0; i < sh->nslots; i++)
+		{
+			pg_atomic_init_u64(&sh->slots[i].ids, 0);
+			pg_atomic_init_u64(&sh->slots[i].batches, 0);
+		}
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+void
+idgen_shmem_request(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = idgen_shmem_request_hook;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = idgen_shmem_startup_hook;
+}
+
+bool
+idgen_is_loaded(void)
+{
+	return idgen_shared != NULL;
+}
+
+void
+idgen_require_loaded(void)
+{
+	if (idgen_shared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("idgen is not loaded through shared_preload_libraries"),
+				 errdetail("IDs are generated in shared memory, which only a preloaded library can set up; the types and decoding functions work without it."),
+				 errhint("Add idgen to shared_preload_libraries.")));
+}
+
+int64
+idgen_wall_unix_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
+		idgen_test_clock_offset_ms;
+}
+
+static inline void
+idgen_read_config(IdgenConfig *cfg, uint32 *seq_out)
+{
+	IdgenShared *sh = idgen_shared;
+
+	for (;;)
+	{
+		uint32		seq = pg_atomic_read_u32(&sh->config_seq);
+
+		if (seq & 1)
+		{
+			pg_spin_delay();
+			continue;
+		}
+		pg_read_barrier();
+		*cfg = sh->config;
+		pg_read_barrier();
+		if (pg_atomic_read_u32(&sh->config_seq) == seq)
+		{
+			*seq_out = seq;
+			return;
+		}
+	}
+}
+
+static IdgenBackendSlot *
+idgen_my_slot(void)
+{
+	if (my_slot == NULL)
+	{
+		int			i = IDGEN_MY_PROC_INDEX;
+
+		my_slot = (i >= 0 && i < idgen_shared->nslots) ?
+			&idgen_shared->slots[i] : &idgen_shared->shared_slot;
+	}
+	return my_slot;
+}
+
+static inline void
+idgen_count(uint64 ids, bool batch)
+{
+	IdgenBackendSlot *slot = idgen_my_slot();
+
+	if (slot == &idgen_shared->shared_slot)
+	{
+		pg_atomic_fetch_add_u64(&slot->ids, ids);
+		if (batch)
+			pg_atomic_fetch_add_u64(&slot->batches, 1);
+		return;
+	}
+	pg_atomic_write_u64(&slot->ids, pg_atomic_read_u64(&slot->ids) + ids);
+	if (batch)
+		pg_atomic_write_u64(&slot->batches,
+							pg_atomic_read_u64(&slot->batches) + 1);
+}
+
+/*
+ * Keep max_wall_ms and count rollbacks.  seen was read before the clock, so
+ * a reading below it means the wall clock really went back: whoever stored
+ * seen read its clock before we read ours.  The first backend to lower the
+ * mark counts the rollback, once.
+ */
+static inline void
+idgen_note_wall(uint64 seen, int64 now_unix_ms)
+{
+	IdgenShared *sh = idgen_shared;
+	uint64		now = (uint64) now_unix_ms;
+
+	if (likely(now == seen))
+		return;
+	if (now > seen)
+	{
+		while (!pg_atomic_compare_exchange_u64(&sh->max_wall_ms, &seen, now))
+		{
+			if (seen >= now)
+				break;
+		}
+		return;
+	}
+	if (pg_atomic_compare_exchange_u64(&sh->max_wall_ms, &seen, now))
+		pg_atomic_fetch_add_u64(&sh->clock_rollbacks, 1);
+}
+
+static void
+idgen_refuse_state(const IdgenConfig *cfg)
+{
+	char		reason[256];
+
+	SpinLockAcquire(&idgen_shared->config_lock);
+	strlcpy(reason, idgen_shared->reason, sizeof(reason));
+	SpinLockRelease(&idgen_shared->config_lock);
+
+	switch (cfg->state)
+	{
+		case IDGEN_STATE_DISABLED:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("idgen is disabled on this node"),
+					 errdetail("Reason: %s", reason[0] ? reason : "not given."),
+					 errhint("See idgen_status() for the node's state.")));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("idgen cannot issue IDs in state \"%s\"",
+							idgen_state_name(cfg->state)),
+					 reason[0] ? errdetail("Reason: %s", reason) : 0,
+					 errhint("See idgen_status() for the node's state.")));
+	}
+}
+
+static void
+idgen_refuse_clock(int64 behind_ms, int waited_ms)
+{
+	pg_atomic_fetch_add_u64(&idgen_shared->clock_refusals, 1);
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("system clock is %lld ms behind the idgen logical clock",
+					(long long) behind_ms),
+			 errdetail("IDs may run at most idgen.max_drift (%d ms) ahead of the wall clock, and this call waited %d ms of idgen.max_clock_wait (%d ms).",
+					   idgen_max_drift_ms, waited_ms, idgen_max_clock_wait_ms),
+			 errhint("Check the system clock and its time synchronisation; issuing resumes by itself once the clock catches up.")));
+}
+
+static int64
+idgen_monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Reserve count ticks and describe them in *batch.  Raises an ERROR when
+ * the node may not issue: it never hands out an ID it cannot vouch for.
+ */
+static void
+idgen_reserve(uint64 count, IdgenBatch *batch)
+{
+	IdgenShared *sh = idgen_shared;
+	int64		wait_started = -1;
+	int			waited_ms = 0;
+
+	idgen_require_loaded();
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot generate idgen IDs during recovery"),
+				 errdetail("A standby holds no worker lease, so its IDs could repeat the primary's."),
+				 errhint("Generate IDs on the primary.")));
+
+	for (;;)
+	{
+		IdgenConfig cfg;
+		uint32		seq;
+		uint64		seen;
+		int64		now_unix;
+		int64		now_ms;
+		uint64		old;
+		IdgenReservation res;
+		IdgenTickResult r;
+
+		idgen_read_config(&cfg, &seq);
+		if (unlikely(cfg.state != IDGEN_STATE_ACTIVE))
+			idgen_refuse_state(&cfg);
+
+		seen = pg_atomic_read_u64(&sh->max_wall_ms);
+		pg_read_barrier();
+		now_unix = idgen_wall_unix_ms();
+		idgen_note_wall(seen, now_unix);
+		now_ms = now_unix - cfg.epoch_unix_ms;
+
+		old = pg_atomic_read_u64(&sh->last_tick);
+		for (;;)
+		{
+			r = idgen_tick_reserve(old, now_ms, cfg.counter_bits, count,
+								   idgen_max_drift_ms, cfg.limit_ms, &res);
+			if (r != IDGEN_TICK_OK ||
+				pg_atomic_compare_exchange_u64(&sh->last_tick, &old, res.last))
+				break;
+		}
+
+		if (likely(r == IDGEN_TICK_OK))
+		{
+			/* the compare-and-swap was a full barrier */
+			if (unlikely(pg_atomic_read_u32(&sh->config_seq) != seq))
+				continue;
+			if (unlikely(res.exhausted))
+				pg_atomic_fetch_add_u64(&sh->seq_exhaustions, 1);
+			if (wait_started >= 0)
+				pg_atomic_fetch_add_u64(&sh->clock_wait_ms, waited_ms);
+			batch->first_tick = res.first;
+			batch->count = count;
+			batch->counter_bits = cfg.counter_bits;
+			batch->time_shift = cfg.time_shift;
+			batch->node_bits = cfg.node_bits;
+			return;
+		}
+
+		switch (r)
+		{
+			case IDGEN_TICK_TOO_MANY:
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("cannot reserve %llu IDs at once",
+								(unsigned long long) count),
+						 errdetail("This node issues at most %llu IDs per millisecond and may run at most idgen.max_drift (%d ms) ahead of the clock, so one batch holds at most %llu IDs.",
+								   (unsigned long long) (UINT64CONST(1) << cfg.counter_bits),
+								   idgen_max_drift_ms,
+								   (unsigned long long) ((uint64) (idgen_max_drift_ms + 1) << cfg.counter_bits)),
+						 errhint("Request smaller batches or raise idgen.max_drift.")));
+				break;
+			case IDGEN_TICK_BEFORE_EPOCH:
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("system clock is before the idgen epoch"),
+						 errdetail("The clock reads %lld ms since the Unix epoch; the layout's time field starts at %lld.",
+								   (long long) now_unix,
+								   (long long) cfg.epoch_unix_ms),
+						 errhint("Set the system clock correctly.")));
+				break;
+			case IDGEN_TICK_LIMIT:
+				pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("idgen time field is exhausted"),
+						 errdetail("The current layout's time field ends at %lld ms after its epoch; IDs past it would wrap.",
+								   (long long) cfg.limit_ms),
+						 errhint("Schedule a new layout with idgen_schedule_layout().")));
+				break;
+			case IDGEN_TICK_CLOCK_BEHIND:
+				{
+					int64		fits_at = idgen_tick_fits_at(old, cfg.counter_bits,
+															 count, idgen_max_drift_ms);
+					int64		need_ms = fits_at - now_ms;
+					int64		now_mono = idgen_monotonic_ms();
+
+					if (wait_started < 0)
+					{
+						wait_started = now_mono;
+						pg_atomic_fetch_add_u64(&sh->clock_waits, 1);
+					}
+					waited_ms = (int) (now_mono - wait_started);
+
+					/* no point sleeping when the wait cannot be long enough */
+					if (waited_ms + need_ms > idgen_max_clock_wait_ms)
+					{
+						pg_atomic_fetch_add_u64(&sh->clock_wait_ms, waited_ms);
+						idgen_refuse_clock((int64) (old >> cfg.counter_bits) - now_ms,
+										   waited_ms);
+					}
+					pg_usleep((need_ms > 0 ? need_ms : 1) * 1000L);
+					CHECK_FOR_INTERRUPTS();
+				}
+				break;
+			case IDGEN_TICK_OK:
+				break;
+		}
+	}
+}
+
+int64
+idgen_generate_one(void)
+{
+	IdgenBatch	batch;
+
+	idgen_reserve(1, &batch);
+	idgen_count(1, false);
+	return idgen_batch_id(&batch, 0);
+}
+
+void
+idgen_generate_batch(uint64 count, IdgenBatch *batch)
+{
+	idgen_reserve(count, batch);
+	idgen_count(count, true);
+}
+
+void
+idgen_current_layout(IdgenLayout *layout)
+{
+	IdgenConfig cfg;
+	uint32		seq;
+
+	if (idgen_shared == NULL)
+	{
+		idgen_layout_default(layout);
+		return;
+	}
+	idgen_read_config(&cfg, &seq);
+	*layout = cfg.layout;
+}
+
+const char *
+idgen_state_name(IdgenState state)
+{
+	switch (state)
+	{
+		case IDGEN_STATE_STARTING:
+			return "starting";
+		case IDGEN_STATE_ACTIVE:
+			return "active";
+		case IDGEN_STATE_WAITING_FOR_LEASE:
+			return "waiting_for_lease";
+		case IDGEN_STATE_DISABLED:
+			return "disabled";
+		case IDGEN_STATE_FENCED:
+			return "fenced";
+		case IDGEN_STATE_CLOCK_BEHIND:
+			return "clock_behind";
+		case IDGEN_STATE_RECOVERY:
+			return "recovery";
+	}
+	return "unknown";
+}
+
+void
+idgen_status_snapshot(IdgenStatusSnapshot *snap)
+{
+	IdgenShared *sh;
+	IdgenConfig cfg;
+	uint32		seq;
+	uint64		last;
+	int			i;
+
+	idgen_require_loaded();
+	sh = idgen_shared;
+	idgen_read_config(&cfg, &seq);
+	SpinLockAcquire(&sh->config_lock);
+	strlcpy(snap->reason, sh->reason, sizeof(snap->reason));
+	SpinLockRelease(&sh->config_lock);
+
+	last = pg_atomic_read_u64(&sh->last_tick);
+	snap->wall_unix_ms = idgen_wall_unix_ms();
+	snap->state = cfg.state;
+	if (RecoveryInProgress())
+		snap->state = IDGEN_STATE_RECOVERY;
+	else if (cfg.state == IDGEN_STATE_ACTIVE && last != 0 &&
+			 (int64) (last >> cfg.counter_bits) + cfg.epoch_unix_ms >
+			 snap->wall_unix_ms + idgen_max_drift_ms)
+		snap->state = IDGEN_STATE_CLOCK_BEHIND;
+	snap->region = cfg.region;
+	snap->first_worker = cfg.first_worker;
+	snap->worker_count = cfg.worker_count;
+	snap->logical_unix_ms = last == 0 ? -1 :
+		(int64) (last >> cfg.counter_bits) + cfg.epoch_unix_ms;
+	snap->horizon_unix_ms = cfg.horizon_ms + 1 + cfg.epoch_unix_ms;
+	snap->seq_exhaustions = pg_atomic_read_u64(&sh->seq_exhaustions);
+	snap->clock_rollbacks = pg_atomic_read_u64(&sh->clock_rollbacks);
+	snap->clock_waits = pg_atomic_read_u64(&sh->clock_waits);
+	snap->clock_wait_ms = pg_atomic_read_u64(&sh->clock_wait_ms);
+	snap->clock_refusals = pg_atomic_read_u64(&sh->clock_refusals);
+	snap->ids_issued = pg_atomic_read_u64(&sh->shared_slot.ids);
+	snap->batches = pg_atomic_read_u64(&sh->shared_slot.batches);
+	for (i = 0; i < sh->nslots; i++)
+	{
+		snap->ids_issued += pg_atomic_read_u64(&sh->slots[i].ids);
+		snap->batches += pg_atomic_read_u64(&sh->slots[i].batches);
+	}
+}
+
+/* idgen_next(): the next ID of this node */
+PG_FUNCTION_INFO_V1(idgen_next);
+Datum
+idgen_next(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(idgen_generate_one());
+}
+
+/*
+ * idgen_next_batch(count): one reservation for the whole batch, then the
+ * IDs one per call, as generate_series does, so a huge batch streams
+ * instead of being built in memory first.
+ */
+PG_FUNCTION_INFO_V1(idgen_next_batch);
+Datum
+idgen_next_batch(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+	IdgenBatch *batch;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		int32		count = PG_GETARG_INT32(0);
+
+		if (count < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("batch size must not be negative: %d", count)));
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		batch = MemoryContextAllocZero(funcctx->multi_call_memory_ctx,
+									   sizeof(IdgenBatch));
+		if (count > 0)
+			idgen_generate_batch((uint64) count, batch);
+		funcctx->user_fctx = batch;
+		funcctx->max_calls = (uint64) count;
+	}
+
+	funcctx = SRF_PERCALL_SETUP();
+	if (funcctx->call_cntr < funcctx->max_calls)
+	{
+		batch = (IdgenBatch *) funcctx->user_fctx;
+		SRF_RETURN_NEXT(funcctx,
+						Int64GetDatum(idgen_batch_id(batch, funcctx->call_cntr)));
+	}
+	SRF_RETURN_DONE(funcctx);
+}

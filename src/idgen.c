@@ -1,0 +1,92 @@
+/*
+ * idgen.c - module entry point and configuration
+ */
+#include "idgen.h"
+
+#include "utils/guc.h"
+
+#include "layout.h"
+
+PG_MODULE_MAGIC;
+
+int			idgen_region_id = 0;
+int			idgen_worker_id = -1;
+int			idgen_workers_per_node = 16;
+int			idgen_max_drift_ms = 1000;
+int			idgen_max_clock_wait_ms = 200;
+int			idgen_test_clock_offset_ms = 0;
+
+/* a block that is not a power of two could not act as one wider counter */
+static bool
+check_workers_per_node(int *newval, void **extra, GucSource source)
+{
+	if (*newval <= 0 || (*newval & (*newval - 1)) != 0)
+	{
+		GUC_check_errdetail("idgen.workers_per_node must be a power of two.");
+		return false;
+	}
+	return true;
+}
+
+#if PG_VERSION_NUM < 160000
+void		_PG_init(void);
+#endif
+
+void
+_PG_init(void)
+{
+	/* settings that work in any backend, preloaded or not */
+	DefineCustomIntVariable("idgen.max_drift",
+							"How far the logical clock may run ahead of the wall clock.",
+							"Covers bursts and small clock rollbacks; beyond it generation waits or refuses.",
+							&idgen_max_drift_ms,
+							1000, 0, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("idgen.max_clock_wait",
+							"How long one call may wait for the wall clock to catch up.",
+							NULL,
+							&idgen_max_clock_wait_ms,
+							200, 0, 60 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("idgen.test_clock_offset",
+							"Shifts the clock idgen reads, for testing clock rollback.",
+							"Superuser only; never set it in production.",
+							&idgen_test_clock_offset_ms,
+							0, -86400 * 1000, 86400 * 1000,
+							PGC_SUSET, GUC_UNIT_MS | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	DefineCustomIntVariable("idgen.region_id",
+							"Region number of this node.",
+							NULL,
+							&idgen_region_id,
+							0, 0, (1 << IDGEN_MAX_FIELD_BITS) - 1,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("idgen.worker_id",
+							"First worker number of this node, or -1 to lease one automatically.",
+							NULL,
+							&idgen_worker_id,
+							-1, -1, (1 << IDGEN_MAX_FIELD_BITS) - 1,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("idgen.workers_per_node",
+							"How many consecutive worker numbers this node uses as one counter.",
+							"A power of two; each worker adds 2^seq_bits IDs per millisecond.",
+							&idgen_workers_per_node,
+							16, 1, 1 << IDGEN_MAX_FIELD_BITS,
+							PGC_POSTMASTER, 0,
+							check_workers_per_node, NULL, NULL);
+
+	MarkGUCPrefixReserved("idgen");
+
+	if (IsBinaryUpgrade)
+		return;
+
+	idgen_shmem_request();
+}

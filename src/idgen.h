@@ -1,0 +1,93 @@
+/*
+ * idgen.h - declarations shared by the PostgreSQL-facing C files
+ */
+#ifndef IDGEN_H
+#define IDGEN_H
+
+#include "compat.h"
+
+#include "datatype/timestamp.h"
+#include "fmgr.h"
+
+#include "layout.h"
+
+/* node states, as idgen_status() names them */
+typedef enum IdgenState
+{
+	IDGEN_STATE_STARTING = 0,
+	IDGEN_STATE_ACTIVE,
+	IDGEN_STATE_WAITING_FOR_LEASE,
+	IDGEN_STATE_DISABLED,
+	IDGEN_STATE_FENCED,
+	IDGEN_STATE_CLOCK_BEHIND,
+	IDGEN_STATE_RECOVERY
+} IdgenState;
+
+/* GUCs (idgen.c) */
+extern int	idgen_region_id;
+extern int	idgen_worker_id;
+extern int	idgen_workers_per_node;
+extern int	idgen_max_drift_ms;
+extern int	idgen_max_clock_wait_ms;
+extern int	idgen_test_clock_offset_ms;
+
+/* generator.c */
+extern void idgen_shmem_request(void);
+extern void idgen_shmem_startup(void);
+extern bool idgen_is_loaded(void);
+extern void idgen_require_loaded(void);
+extern int64 idgen_wall_unix_ms(void);
+
+typedef struct IdgenBatch
+{
+	uint64		first_tick;
+	uint64		count;
+	int			counter_bits;
+	int			time_shift;
+	uint64		node_bits;
+} IdgenBatch;
+
+extern int64 idgen_generate_one(void);
+extern void idgen_generate_batch(uint64 count, IdgenBatch *batch);
+
+static inline int64
+idgen_batch_id(const IdgenBatch *batch, uint64 i)
+{
+	return (int64) idgen_tick_to_id(batch->first_tick + i, batch->counter_bits,
+									batch->time_shift, batch->node_bits);
+}
+
+/* a consistent copy of the generator's state for idgen_status() */
+typedef struct IdgenStatusSnapshot
+{
+	IdgenState	state;
+	char		reason[256];
+	int			region;
+	int			first_worker;
+	int			worker_count;
+	int64		logical_unix_ms;	/* last issued millisecond, or -1 */
+	int64		wall_unix_ms;
+	int64		horizon_unix_ms;
+	uint64		ids_issued;
+	uint64		batches;
+	uint64		seq_exhaustions;
+	uint64		clock_rollbacks;
+	uint64		clock_waits;
+	uint64		clock_wait_ms;
+	uint64		clock_refusals;
+} IdgenStatusSnapshot;
+
+extern void idgen_status_snapshot(IdgenStatusSnapshot *snap);
+extern const char *idgen_state_name(IdgenState state);
+extern void idgen_current_layout(IdgenLayout *layout);
+
+/* time conversions between Unix milliseconds and timestamptz */
+static inline TimestampTz
+idgen_unix_ms_to_timestamptz(int64 unix_ms)
+{
+	return (TimestampTz) ((unix_ms -
+						   (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+						   SECS_PER_DAY * 1000) * 1000);
+}
+
+#endif							/* IDGEN_H */

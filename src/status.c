@@ -1,0 +1,68 @@
+/*
+ * status.c - idgen_status(): what this node is doing and why
+ */
+#include "idgen.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#define IDGEN_STATUS_COLS 18
+
+/* idgen_status(): one row describing this node's generator */
+PG_FUNCTION_INFO_V1(idgen_status);
+Datum
+idgen_status(PG_FUNCTION_ARGS)
+{
+	IdgenStatusSnapshot snap;
+	TupleDesc	tupdesc;
+	Datum		values[IDGEN_STATUS_COLS];
+	bool		nulls[IDGEN_STATUS_COLS];
+	int			i = 0;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "idgen_status must return a composite type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	if (tupdesc->natts != IDGEN_STATUS_COLS)
+		elog(ERROR, "idgen_status returns %d columns, expected %d",
+			 tupdesc->natts, IDGEN_STATUS_COLS);
+
+	idgen_status_snapshot(&snap);
+	memset(nulls, 0, sizeof(nulls));
+
+	values[i++] = CStringGetTextDatum(idgen_state_name(snap.state));
+	if (snap.reason[0])
+		values[i++] = CStringGetTextDatum(snap.reason);
+	else
+		nulls[i++] = true;
+	values[i++] = Int32GetDatum(snap.region);
+	values[i++] = Int32GetDatum(snap.first_worker);
+	values[i++] = Int32GetDatum(snap.worker_count);
+	/* generation and lease_until: no lease yet in this version */
+	nulls[i++] = true;
+	nulls[i++] = true;
+	if (snap.logical_unix_ms >= 0)
+	{
+		values[i++] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(snap.logical_unix_ms));
+		values[i + 1] = Int64GetDatum(snap.logical_unix_ms - snap.wall_unix_ms);
+	}
+	else
+	{
+		nulls[i++] = true;
+		nulls[i + 1] = true;
+	}
+	values[i++] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(snap.wall_unix_ms));
+	i++;						/* drift_ms, filled above */
+	values[i++] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(snap.horizon_unix_ms));
+	values[i++] = Int64GetDatum((int64) snap.ids_issued);
+	values[i++] = Int64GetDatum((int64) snap.batches);
+	values[i++] = Int64GetDatum((int64) snap.seq_exhaustions);
+	values[i++] = Int64GetDatum((int64) snap.clock_rollbacks);
+	values[i++] = Int64GetDatum((int64) snap.clock_waits);
+	values[i++] = Int64GetDatum((int64) snap.clock_wait_ms);
+	values[i++] = Int64GetDatum((int64) snap.clock_refusals);
+	Assert(i == IDGEN_STATUS_COLS);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

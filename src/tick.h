@@ -1,0 +1,92 @@
+/*
+ * tick.h - the node's logical clock: reserving ticks for IDs
+ *
+ * Pure C, no PostgreSQL headers.  A tick is (ms << counter_bits) | counter
+ * (see layout.h).  The generator keeps the last issued tick in one shared
+ * atomic word; this file decides what the next reservation is, or why there
+ * is none.  Keeping the decision pure lets the unit tests drive it through
+ * clock rollbacks, exhaustion and limits without a server.
+ */
+#ifndef IDGEN_TICK_H
+#define IDGEN_TICK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ticks stay below 2^62, so sums of them cannot wrap */
+#define IDGEN_TICK_CEILING (UINT64_C(1) << 62)
+
+typedef enum IdgenTickResult
+{
+	IDGEN_TICK_OK = 0,
+	IDGEN_TICK_CLOCK_BEHIND,	/* would run more than max_ahead_ms ahead */
+	IDGEN_TICK_LIMIT,			/* would pass limit_ms (horizon, high-water) */
+	IDGEN_TICK_TOO_MANY,		/* count can never fit, however long we wait */
+	IDGEN_TICK_BEFORE_EPOCH		/* the wall clock is before the layout's epoch */
+} IdgenTickResult;
+
+typedef struct IdgenReservation
+{
+	uint64_t	first;			/* first tick of the reservation */
+	uint64_t	last;			/* last tick: the new shared value */
+	bool		exhausted;		/* had to borrow a millisecond ahead of the clock */
+} IdgenReservation;
+
+/*
+ * Reserve count (>= 1) consecutive ticks after last_tick.
+ *
+ * now_ms is the wall clock in ms since the layout's epoch.  The reservation
+ * starts at the later of last_tick + 1 and the clock, so it never goes
+ * backwards; its last tick may lie at most max_ahead_ms ahead of now_ms and
+ * never past limit_ms.  Inline: it is on the per-ID hot path.
+ */
+
+static inline IdgenTickResult
+idgen_tick_reserve(uint64_t last_tick, int64_t now_ms, int counter_bits,
+				   uint64_t count, int64_t max_ahead_ms, int64_t limit_ms,
+				   IdgenReservation *res)
+{
+	uint64_t	clock_tick;
+	uint64_t	start;
+	uint64_t	end;
+	int64_t		end_ms;
+	int64_t		last_ms = (int64_t) (last_tick >> counter_bits);
+
+	if (now_ms < 0)
+		return IDGEN_TICK_BEFORE_EPOCH;
+	if (max_ahead_ms < 0)
+		max_ahead_ms = 0;
+
+	/*
+	 * A batch wider than the whole window we may run ahead can never be
+	 * satisfied: say so now rather than wait for a clock that won't help.
+	 */
+	if (count == 0 || count >= IDGEN_TICK_CEILING ||
+		((count - 1) >> counter_bits) > (uint64_t) max_ahead_ms)
+		return IDGEN_TICK_TOO_MANY;
+
+	if ((uint64_t) now_ms >= (IDGEN_TICK_CEILING >> counter_bits) ||
+		last_tick >= IDGEN_TICK_CEILING)
+		return IDGEN_TICK_LIMIT;
+
+	clock_tick = (uint64_t) now_ms << counter_bits;
+	start = last_tick + 1 > clock_tick ? last_tick + 1 : clock_tick;
+	end = start + (count - 1);
+	end_ms = (int64_t) (end >> counter_bits);
+
+	if (end_ms > limit_ms)
+		return IDGEN_TICK_LIMIT;
+	if (end_ms > now_ms + max_ahead_ms)
+		return IDGEN_TICK_CLOCK_BEHIND;
+
+	res->first = start;
+	res->last = end;
+	res->exhausted = end_ms > now_ms && end_ms > last_ms;
+	return IDGEN_TICK_OK;
+}
+
+/* the wall-clock ms at which a CLOCK_BEHIND reservation would fit */
+extern int64_t idgen_tick_fits_at(uint64_t last_tick, int counter_bits,
+								  uint64_t count, int64_t max_ahead_ms);
+
+#endif							/* IDGEN_TICK_H */
