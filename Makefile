@@ -57,3 +57,20 @@ bench: deps
 	$(MAKE) all
 	$(MAKE) install
 	bench/run.sh
+
+# The layers of installcheck one at a time, each against its own throwaway
+# cluster with idgen preloaded (scripts/test.sh runs them as postgres).
+TEMP_OPTS = --temp-config=$(CURDIR)/test/regress.conf
+
+.PHONY: installcheck-regress-only installcheck-isolation-only installcheck-tap-only
+installcheck-regress-only: install-check-prep
+	$(pg_regress_installcheck) $(REGRESS_OPTS) --temp-instance=$(CURDIR)/tmp_regress $(TEMP_OPTS) $(REGRESS)
+
+installcheck-isolation-only: install-check-prep
+	$(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) --temp-instance=$(CURDIR)/tmp_isolation $(TEMP_OPTS) $(ISOLATION)
+
+installcheck-tap-only: install-check-prep
+	$(prove_installcheck)
+
+install-check-prep:
+	@true

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Run every test layer of idgen.  Called by `make test` after the build and
+# install; exits non-zero if any layer fails.
+#
+# PostgreSQL refuses to run as root, so the server-backed layers run as the
+# postgres OS user in a copy of the tree that it may write.  Each layer starts
+# and stops its own throwaway cluster on loopback or a private socket.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+PG_CONFIG=${PG_CONFIG:-$(command -v /usr/lib/postgresql/15/bin/pg_config || command -v pg_config)}
+export PG_CONFIG
+run_as=${IDGEN_TEST_USER:-postgres}
+
+passed=0
+failed=0
+failed_names=()
+
+layer() {
+	local name=$1
+	shift
+	echo
+	echo "=== $name"
+	if "$@"; then
+		passed=$((passed + 1))
+		echo "--- $name: ok"
+	else
+		failed=$((failed + 1))
+		failed_names+=("$name")
+		echo "--- $name: FAILED"
+	fi
+}
+
+as_tester() {
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u "$run_as" -- env PATH="$PATH" PG_CONFIG="$PG_CONFIG" "$@"
+	else
+		"$@"
+	fi
+}
+
+# a writable copy of the tree for the server-backed layers
+work=$(mktemp -d /tmp/idgen-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+tar -C "$root" --exclude=.git --exclude='*.o' -cf - . | tar -C "$work" -xf -
+if [ "$(id -u)" -eq 0 ]; then
+	chown -R "$run_as" "$work"
+fi
+
+show_diffs() {
+	local f
+	for f in "$work/regression.diffs" "$work/output_iso/regression.diffs"; do
+		[ -s "$f" ] && { echo "--- $f"; head -200 "$f"; }
+	done
+	for f in "$work"/tmp_check/log/regress_log_*; do
+		[ -f "$f" ] && grep -q "not ok" "$f" && { echo "--- $f"; tail -60 "$f"; }
+	done
+	return 1
+}
+
+regress() {
+	as_tester make -C "$work" -s installcheck-regress-only || show_diffs
+}
+
+isolation() {
+	as_tester make -C "$work" -s installcheck-isolation-only || show_diffs
+}
+
+tap() {
+	as_tester make -C "$work" -s installcheck-tap-only || show_diffs
+}
+
+layer "unit tests (pure C)" make -C "$root/test/unit" -s run
+layer "fuzz (text parser, brief)" make -C "$root/test/fuzz" -s run
+layer "pg_regress" regress
+layer "isolation" isolation
+layer "TAP" tap
+
+echo
+if [ "$failed" -gt 0 ]; then
+	echo "failed layers: ${failed_names[*]}"
+fi
+echo "test layers: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
