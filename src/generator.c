@@ -419,7 +419,8 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 			if (unlikely(res.exhausted))
 				pg_atomic_fetch_add_u64(&sh->seq_exhaustions, 1);
 			if (wait_started >= 0)
-				pg_atomic_fetch_add_u64(&sh->clock_wait_ms, waited_ms);
+				pg_atomic_fetch_add_u64(&sh->clock_wait_ms,
+										idgen_monotonic_ms() - wait_started);
 			batch->first_tick = res.first;
 			batch->count = count;
 			batch->counter_bits = cfg.counter_bits;
@@ -466,12 +467,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 					int64		need_ms = fits_at - now_ms;
 					int64		now_mono = idgen_monotonic_ms();
 
-					if (wait_started < 0)
-					{
-						wait_started = now_mono;
-						pg_atomic_fetch_add_u64(&sh->clock_waits, 1);
-					}
-					waited_ms = (int) (now_mono - wait_started);
+					waited_ms = wait_started < 0 ? 0 : (int) (now_mono - wait_started);
 
 					/* no point sleeping when the wait cannot be long enough */
 					if (waited_ms + need_ms > idgen_max_clock_wait_ms)
@@ -479,6 +475,11 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 						pg_atomic_fetch_add_u64(&sh->clock_wait_ms, waited_ms);
 						idgen_refuse_clock((int64) (old >> cfg.counter_bits) - now_ms,
 										   waited_ms);
+					}
+					if (wait_started < 0)
+					{
+						wait_started = now_mono;
+						pg_atomic_fetch_add_u64(&sh->clock_waits, 1);
 					}
 					pg_usleep((need_ms > 0 ? need_ms : 1) * 1000L);
 					CHECK_FOR_INTERRUPTS();
@@ -631,9 +632,12 @@ idgen_next_batch(PG_FUNCTION_ARGS)
 	funcctx = SRF_PERCALL_SETUP();
 	if (funcctx->call_cntr < funcctx->max_calls)
 	{
+		int64		id;
+
+		/* SRF_RETURN_NEXT bumps call_cntr before it evaluates its argument */
 		batch = (IdgenBatch *) funcctx->user_fctx;
-		SRF_RETURN_NEXT(funcctx,
-						Int64GetDatum(idgen_batch_id(batch, funcctx->call_cntr)));
+		id = idgen_batch_id(batch, funcctx->call_cntr);
+		SRF_RETURN_NEXT(funcctx, Int64GetDatum(id));
 	}
 	SRF_RETURN_DONE(funcctx);
 }
