@@ -615,6 +615,8 @@ idgen_next_batch(PG_FUNCTION_ARGS)
 	{
 		int32		count = PG_GETARG_INT32(0);
 
+		/* even an empty batch says so when generation is impossible */
+		idgen_require_loaded();
 		if (count < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
