@@ -264,6 +264,39 @@ CREATE OPERATOR @extschema@.>= (
     COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
     RESTRICT = scalargesel, JOIN = scalargejoinsel);
 
+
+-- every operator says what it is
+COMMENT ON OPERATOR @extschema@.= (@extschema@.idgen, @extschema@.idgen) IS 'equal: idgen = idgen';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.idgen, @extschema@.idgen) IS 'not equal: idgen <> idgen';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.idgen, @extschema@.idgen) IS 'less than: idgen < idgen';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.idgen, @extschema@.idgen) IS 'less than or equal: idgen <= idgen';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.idgen, @extschema@.idgen) IS 'greater than: idgen > idgen';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.idgen, @extschema@.idgen) IS 'greater than or equal: idgen >= idgen';
+COMMENT ON OPERATOR @extschema@.= (@extschema@.idgen, bigint) IS 'equal: idgen = bigint';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.idgen, bigint) IS 'not equal: idgen <> bigint';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.idgen, bigint) IS 'less than: idgen < bigint';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.idgen, bigint) IS 'less than or equal: idgen <= bigint';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.idgen, bigint) IS 'greater than: idgen > bigint';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.idgen, bigint) IS 'greater than or equal: idgen >= bigint';
+COMMENT ON OPERATOR @extschema@.= (bigint, @extschema@.idgen) IS 'equal: bigint = idgen';
+COMMENT ON OPERATOR @extschema@.<> (bigint, @extschema@.idgen) IS 'not equal: bigint <> idgen';
+COMMENT ON OPERATOR @extschema@.< (bigint, @extschema@.idgen) IS 'less than: bigint < idgen';
+COMMENT ON OPERATOR @extschema@.<= (bigint, @extschema@.idgen) IS 'less than or equal: bigint <= idgen';
+COMMENT ON OPERATOR @extschema@.> (bigint, @extschema@.idgen) IS 'greater than: bigint > idgen';
+COMMENT ON OPERATOR @extschema@.>= (bigint, @extschema@.idgen) IS 'greater than or equal: bigint >= idgen';
+COMMENT ON OPERATOR @extschema@.= (@extschema@.idgen, integer) IS 'equal: idgen = integer';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.idgen, integer) IS 'not equal: idgen <> integer';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.idgen, integer) IS 'less than: idgen < integer';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.idgen, integer) IS 'less than or equal: idgen <= integer';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.idgen, integer) IS 'greater than: idgen > integer';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.idgen, integer) IS 'greater than or equal: idgen >= integer';
+COMMENT ON OPERATOR @extschema@.= (integer, @extschema@.idgen) IS 'equal: integer = idgen';
+COMMENT ON OPERATOR @extschema@.<> (integer, @extschema@.idgen) IS 'not equal: integer <> idgen';
+COMMENT ON OPERATOR @extschema@.< (integer, @extschema@.idgen) IS 'less than: integer < idgen';
+COMMENT ON OPERATOR @extschema@.<= (integer, @extschema@.idgen) IS 'less than or equal: integer <= idgen';
+COMMENT ON OPERATOR @extschema@.> (integer, @extschema@.idgen) IS 'greater than: integer > idgen';
+COMMENT ON OPERATOR @extschema@.>= (integer, @extschema@.idgen) IS 'greater than or equal: integer >= idgen';
+
 -- btree support for the cross-type comparisons
 CREATE FUNCTION @extschema@.idgen_cmp_bigint(@extschema@.idgen, bigint) RETURNS integer AS 'btint8cmp' LANGUAGE internal IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bigint_cmp_idgen(bigint, @extschema@.idgen) RETURNS integer AS 'btint8cmp' LANGUAGE internal IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
@@ -320,6 +353,37 @@ ALTER OPERATOR FAMILY @extschema@.idgen_ops USING btree ADD
     OPERATOR 5 @extschema@.> (integer, @extschema@.idgen),
     FUNCTION 1 (integer, @extschema@.idgen) @extschema@.integer_cmp_idgen(integer, @extschema@.idgen);
 
+-- The planner needs the family complete over its types (merge joins between
+-- idgen and bigint look up bigint = bigint here), so bring in the integer
+-- operators too.
+ALTER OPERATOR FAMILY @extschema@.idgen_ops USING btree ADD
+    OPERATOR 1 pg_catalog.< (bigint, bigint),
+    OPERATOR 2 pg_catalog.<= (bigint, bigint),
+    OPERATOR 3 pg_catalog.= (bigint, bigint),
+    OPERATOR 4 pg_catalog.>= (bigint, bigint),
+    OPERATOR 5 pg_catalog.> (bigint, bigint),
+    FUNCTION 1 (bigint, bigint) pg_catalog.btint8cmp(bigint, bigint),
+    FUNCTION 2 (bigint, bigint) pg_catalog.btint8sortsupport(internal),
+    OPERATOR 1 pg_catalog.< (integer, integer),
+    OPERATOR 2 pg_catalog.<= (integer, integer),
+    OPERATOR 3 pg_catalog.= (integer, integer),
+    OPERATOR 4 pg_catalog.>= (integer, integer),
+    OPERATOR 5 pg_catalog.> (integer, integer),
+    FUNCTION 1 (integer, integer) pg_catalog.btint4cmp(integer, integer),
+    FUNCTION 2 (integer, integer) pg_catalog.btint4sortsupport(internal),
+    OPERATOR 1 pg_catalog.< (bigint, integer),
+    OPERATOR 2 pg_catalog.<= (bigint, integer),
+    OPERATOR 3 pg_catalog.= (bigint, integer),
+    OPERATOR 4 pg_catalog.>= (bigint, integer),
+    OPERATOR 5 pg_catalog.> (bigint, integer),
+    FUNCTION 1 (bigint, integer) pg_catalog.btint84cmp(bigint, integer),
+    OPERATOR 1 pg_catalog.< (integer, bigint),
+    OPERATOR 2 pg_catalog.<= (integer, bigint),
+    OPERATOR 3 pg_catalog.= (integer, bigint),
+    OPERATOR 4 pg_catalog.>= (integer, bigint),
+    OPERATOR 5 pg_catalog.> (integer, bigint),
+    FUNCTION 1 (integer, bigint) pg_catalog.btint48cmp(integer, bigint);
+
 CREATE OPERATOR FAMILY @extschema@.idgen_hash_ops USING hash;
 COMMENT ON OPERATOR FAMILY @extschema@.idgen_hash_ops USING hash IS 'hash operators of idgen, with bigint and integer';
 
@@ -339,7 +403,11 @@ ALTER OPERATOR FAMILY @extschema@.idgen_hash_ops USING hash ADD
     FUNCTION 1 (bigint) pg_catalog.hashint8(bigint),
     FUNCTION 2 (bigint) pg_catalog.hashint8extended(bigint, bigint),
     FUNCTION 1 (integer) pg_catalog.hashint4(integer),
-    FUNCTION 2 (integer) pg_catalog.hashint4extended(integer, bigint);
+    FUNCTION 2 (integer) pg_catalog.hashint4extended(integer, bigint),
+    OPERATOR 1 pg_catalog.= (bigint, bigint),
+    OPERATOR 1 pg_catalog.= (integer, integer),
+    OPERATOR 1 pg_catalog.= (bigint, integer),
+    OPERATOR 1 pg_catalog.= (integer, bigint);
 
 CREATE OPERATOR CLASS @extschema@.idgen_minmax_ops
     DEFAULT FOR TYPE @extschema@.idgen USING brin AS
@@ -353,6 +421,20 @@ CREATE OPERATOR CLASS @extschema@.idgen_minmax_ops
     FUNCTION 3 pg_catalog.brin_minmax_consistent(internal, internal, internal),
     FUNCTION 4 pg_catalog.brin_minmax_union(internal, internal, internal);
 COMMENT ON OPERATOR CLASS @extschema@.idgen_minmax_ops USING brin IS 'default BRIN minmax operator class of idgen';
+COMMENT ON OPERATOR FAMILY @extschema@.idgen_minmax_ops USING brin IS 'BRIN minmax operators of idgen, with bigint and integer';
+
+-- so "id >= 1000" and "id = $1::bigint" can use a BRIN index too
+ALTER OPERATOR FAMILY @extschema@.idgen_minmax_ops USING brin ADD
+    OPERATOR 1 @extschema@.< (@extschema@.idgen, bigint),
+    OPERATOR 2 @extschema@.<= (@extschema@.idgen, bigint),
+    OPERATOR 3 @extschema@.= (@extschema@.idgen, bigint),
+    OPERATOR 4 @extschema@.>= (@extschema@.idgen, bigint),
+    OPERATOR 5 @extschema@.> (@extschema@.idgen, bigint),
+    OPERATOR 1 @extschema@.< (@extschema@.idgen, integer),
+    OPERATOR 2 @extschema@.<= (@extschema@.idgen, integer),
+    OPERATOR 3 @extschema@.= (@extschema@.idgen, integer),
+    OPERATOR 4 @extschema@.>= (@extschema@.idgen, integer),
+    OPERATOR 5 @extschema@.> (@extschema@.idgen, integer);
 
 -- ---------------------------------------------------------------------
 -- Casts

@@ -16,13 +16,10 @@
 static int64
 timestamptz_to_unix_ms(TimestampTz ts)
 {
-	int64		us_since_unix = ts +
-		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+	/* to ms first (floor), then shift epochs: no overflow near the limits */
+	int64		ms = ts >= 0 ? ts / 1000 : -((-ts + 999) / 1000);
 
-	/* floor, so an instant belongs to the millisecond that contains it */
-	if (us_since_unix >= 0)
-		return us_since_unix / 1000;
-	return -((-us_since_unix + 999) / 1000);
+	return ms + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
 }
 
 /* ms since the layout's epoch, clamped so infinities stay in range */

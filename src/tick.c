@@ -11,5 +11,7 @@ idgen_tick_fits_at(uint64_t last_tick, int counter_bits, uint64_t count,
 {
 	uint64_t	end = last_tick + count;
 
+	if (max_ahead_ms < 0)
+		max_ahead_ms = 0;
 	return (int64_t) (end >> counter_bits) - max_ahead_ms;
 }

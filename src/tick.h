@@ -13,8 +13,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* ticks stay below 2^62, so sums of them cannot wrap */
-#define IDGEN_TICK_CEILING (UINT64_C(1) << 62)
+/*
+ * Ticks stay below 2^63 (an ID's 63 bits) and counts below 2^62, so
+ * last + count never wraps a uint64.
+ */
+#define IDGEN_TICK_CEILING (UINT64_C(1) << 63)
+#define IDGEN_COUNT_CEILING (UINT64_C(1) << 62)
 
 typedef enum IdgenTickResult
 {
@@ -61,7 +65,7 @@ idgen_tick_reserve(uint64_t last_tick, int64_t now_ms, int counter_bits,
 	 * A batch wider than the whole window we may run ahead can never be
 	 * satisfied: say so now rather than wait for a clock that won't help.
 	 */
-	if (count == 0 || count >= IDGEN_TICK_CEILING ||
+	if (count == 0 || count >= IDGEN_COUNT_CEILING ||
 		((count - 1) >> counter_bits) > (uint64_t) max_ahead_ms)
 		return IDGEN_TICK_TOO_MANY;
 
@@ -76,7 +80,8 @@ idgen_tick_reserve(uint64_t last_tick, int64_t now_ms, int counter_bits,
 
 	if (end_ms > limit_ms)
 		return IDGEN_TICK_LIMIT;
-	if (end_ms > now_ms + max_ahead_ms)
+	/* a difference of two non-negative values cannot overflow */
+	if (end_ms - now_ms > max_ahead_ms)
 		return IDGEN_TICK_CLOCK_BEHIND;
 
 	res->first = start;

@@ -1,0 +1,1 @@
+SELECT idgen_next();
