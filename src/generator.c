@@ -21,6 +21,12 @@
  *   slots          One per PGPROC, each written only by its own backend with
  *                  plain (unlocked) atomic stores; readers add them up.
  *   other counters Atomics, touched only off the fast path.
+ *
+ * The background worker (bgworker.c) is the only writer of the lease part
+ * of the configuration: which workers the node holds, until when, and the
+ * high-water mark it has made durable.  No tick is ever issued past that
+ * mark, and none after the lease's validity ends, so a node that crashes,
+ * stalls or is fenced cannot have issued anything its successor might.
  */
 #include "idgen.h"
 
@@ -43,8 +49,12 @@ typedef struct IdgenConfig
 	int			time_shift;
 	uint64		node_bits;
 	int64		epoch_unix_ms;
-	int64		limit_ms;		/* no tick may lie past this millisecond */
+	int64		limit_ms;		/* min(horizon_ms, hw_ms): no tick past it */
 	int64		horizon_ms;		/* last millisecond the time field holds */
+	int64		hw_ms;			/* durable high-water mark, layout ms */
+	int64		valid_until_unix_ms;	/* stop issuing at this wall time */
+	int64		lease_until_unix_ms;
+	int64		generation;
 	int			region;
 	int			first_worker;
 	int			worker_count;
@@ -72,7 +82,15 @@ typedef struct IdgenShared
 	pg_atomic_uint32 config_seq;
 	IdgenConfig config;
 	slock_t		config_lock;
-	char		reason[256];	/* why the state is what it is */
+	/* the rest of this group is protected by config_lock */
+	IdgenState	lease_state;	/* what the lease alone allows */
+	bool		operator_disabled;
+	bool		config_broken;	/* bad GUCs: never lease */
+	char		reason[256];	/* why the lease state is what it is */
+	char		disabled_reason[256];
+	char		owner[IDGEN_OWNER_LEN];
+	int			bgworker_procno;	/* -1 while no background worker runs */
+	uint64		start_token;
 
 	/* off the fast path */
 	pg_atomic_uint64 seq_exhaustions;
@@ -80,6 +98,11 @@ typedef struct IdgenShared
 	pg_atomic_uint64 clock_waits;
 	pg_atomic_uint64 clock_wait_ms;
 	pg_atomic_uint64 clock_refusals;
+	pg_atomic_uint64 lease_renewals;
+	pg_atomic_uint64 lease_failures;
+	pg_atomic_uint64 fencing_events;
+	pg_atomic_uint64 clock_jumps_forward;
+	pg_atomic_uint64 clock_steps_back;
 	IdgenBackendSlot shared_slot;	/* for processes without a PGPROC index */
 
 	int			nslots;
@@ -114,12 +137,14 @@ idgen_shmem_request_hook(void)
 }
 
 /*
- * The node's identity comes from the GUCs.  A bad combination does not stop
- * the server: the node comes up disabled and says why.
+ * The node's shape comes from the GUCs; which workers it holds comes later,
+ * from the background worker's lease.  A bad combination of settings does
+ * not stop the server: the node comes up disabled and says why.
  */
 static void
-idgen_configure_node(IdgenConfig *cfg, char *reason, size_t reasonlen)
+idgen_configure_node(IdgenShared *sh)
 {
+	IdgenConfig *cfg = &sh->config;
 	const char *problem;
 	int			block_bits = 0;
 
@@ -128,30 +153,34 @@ idgen_configure_node(IdgenConfig *cfg, char *reason, size_t reasonlen)
 		block_bits++;
 
 	cfg->region = idgen_region_id;
-	cfg->first_worker = idgen_worker_id >= 0 ? idgen_worker_id : 0;
+	cfg->first_worker = -1;
 	cfg->worker_count = 1 << block_bits;
 	cfg->counter_bits = block_bits + cfg->layout.seq_bits;
 	cfg->time_shift = idgen_layout_time_shift(&cfg->layout);
 	cfg->epoch_unix_ms = cfg->layout.epoch_unix_ms;
 	cfg->horizon_ms = idgen_layout_max_ms(&cfg->layout);
-	cfg->limit_ms = cfg->horizon_ms;
+	cfg->hw_ms = -1;
+	cfg->limit_ms = -1;
+	cfg->valid_until_unix_ms = 0;
+	cfg->lease_until_unix_ms = 0;
+	cfg->generation = 0;
+	cfg->node_bits = 0;
 
-	problem = idgen_node_check(&cfg->layout, cfg->region, cfg->first_worker,
+	problem = idgen_node_check(&cfg->layout, cfg->region,
+							   idgen_worker_id >= 0 ? idgen_worker_id : 0,
 							   block_bits);
 	if (problem != NULL)
 	{
-		cfg->state = IDGEN_STATE_DISABLED;
-		cfg->node_bits = 0;
-		snprintf(reason, reasonlen,
+		sh->config_broken = true;
+		snprintf(sh->disabled_reason, sizeof(sh->disabled_reason),
 				 "configuration: %s (idgen.region_id = %d, idgen.worker_id = %d, idgen.workers_per_node = %d)",
 				 problem, idgen_region_id, idgen_worker_id,
 				 idgen_workers_per_node);
-		return;
 	}
-	cfg->node_bits = idgen_node_bits(&cfg->layout, cfg->region,
-									 cfg->first_worker);
-	cfg->state = IDGEN_STATE_ACTIVE;
-	reason[0] = '\0';
+	sh->lease_state = IDGEN_STATE_STARTING;
+	strlcpy(sh->reason, "the background worker has not leased a worker id yet",
+			sizeof(sh->reason));
+	cfg->state = sh->config_broken ? IDGEN_STATE_DISABLED : IDGEN_STATE_STARTING;
 }
 
 static void
@@ -174,12 +203,21 @@ idgen_shmem_startup_hook(void)
 		pg_atomic_init_u64(&sh->max_wall_ms, 0);
 		pg_atomic_init_u32(&sh->config_seq, 0);
 		SpinLockInit(&sh->config_lock);
-		idgen_configure_node(&sh->config, sh->reason, sizeof(sh->reason));
+		sh->bgworker_procno = -1;
+		/* a per-start token: this start is a different lease owner */
+		if (!pg_strong_random(&sh->start_token, sizeof(sh->start_token)))
+			sh->start_token = (uint64) GetCurrentTimestamp() ^ (uint64) MyProcPid;
+		idgen_configure_node(sh);
 		pg_atomic_init_u64(&sh->seq_exhaustions, 0);
 		pg_atomic_init_u64(&sh->clock_rollbacks, 0);
 		pg_atomic_init_u64(&sh->clock_waits, 0);
 		pg_atomic_init_u64(&sh->clock_wait_ms, 0);
 		pg_atomic_init_u64(&sh->clock_refusals, 0);
+		pg_atomic_init_u64(&sh->lease_renewals, 0);
+		pg_atomic_init_u64(&sh->lease_failures, 0);
+		pg_atomic_init_u64(&sh->fencing_events, 0);
+		pg_atomic_init_u64(&sh->clock_jumps_forward, 0);
+		pg_atomic_init_u64(&sh->clock_steps_back, 0);
 		pg_atomic_init_u64(&sh->shared_slot.ids, 0);
 		pg_atomic_init_u64(&sh->shared_slot.batches, 0);
 		sh->nslots = idgen_slot_count();
@@ -311,32 +349,93 @@ idgen_note_wall(uint64 seen, int64 now_unix_ms)
 		pg_atomic_fetch_add_u64(&sh->clock_rollbacks, 1);
 }
 
+static int64
+idgen_monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void
-idgen_refuse_state(const IdgenConfig *cfg)
+idgen_refuse_state(IdgenState state)
 {
 	char		reason[256];
 
 	SpinLockAcquire(&idgen_shared->config_lock);
-	strlcpy(reason, idgen_shared->reason, sizeof(reason));
+	strlcpy(reason, state == IDGEN_STATE_DISABLED ?
+			idgen_shared->disabled_reason : idgen_shared->reason,
+			sizeof(reason));
 	SpinLockRelease(&idgen_shared->config_lock);
 
-	switch (cfg->state)
+	switch (state)
 	{
 		case IDGEN_STATE_DISABLED:
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("idgen is disabled on this node"),
 					 errdetail("Reason: %s", reason[0] ? reason : "not given."),
-					 errhint("See idgen_status() for the node's state.")));
+					 errhint("Fix the cause, then run idgen_enable().")));
+			break;
+		case IDGEN_STATE_FENCED:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("idgen is fenced on this node: its worker lease was taken away"),
+					 errdetail("%s", reason[0] ? reason : "The lease's generation changed."),
+					 errhint("Check idgen.collision and idgen.audit_log, then run idgen_enable() to lease a new worker id.")));
+			break;
+		case IDGEN_STATE_STARTING:
+		case IDGEN_STATE_WAITING_FOR_LEASE:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("idgen has no valid worker lease"),
+					 errdetail("Reason: %s", reason[0] ? reason : "no lease yet."),
+					 errhint("The background worker leases a worker id in database \"%s\" (idgen.database); see idgen_status() and the server log.",
+							 idgen_database)));
 			break;
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("idgen cannot issue IDs in state \"%s\"",
-							idgen_state_name(cfg->state)),
+							idgen_state_name(state)),
 					 reason[0] ? errdetail("Reason: %s", reason) : 0,
 					 errhint("See idgen_status() for the node's state.")));
 	}
+}
+
+void
+idgen_wake_bgworker(void)
+{
+	int			procno;
+
+	if (idgen_shared == NULL)
+		return;
+	SpinLockAcquire(&idgen_shared->config_lock);
+	procno = idgen_shared->bgworker_procno;
+	SpinLockRelease(&idgen_shared->config_lock);
+	if (procno >= 0)
+		SetLatch(&GetPGProcByNumber(procno)->procLatch);
+}
+
+/*
+ * One step of a bounded wait: false once budget_ms has passed since the
+ * first step, else sleeps a little and returns true.
+ */
+static bool
+idgen_wait_step(int64 *started, int budget_ms, int64 sleep_ms)
+{
+	int64		now = idgen_monotonic_ms();
+
+	if (*started < 0)
+		*started = now;
+	if (now - *started >= budget_ms)
+		return false;
+	if (sleep_ms > budget_ms - (now - *started))
+		sleep_ms = budget_ms - (now - *started);
+	pg_usleep((sleep_ms > 0 ? sleep_ms : 1) * 1000L);
+	CHECK_FOR_INTERRUPTS();
+	return true;
 }
 
 static void
@@ -352,14 +451,6 @@ idgen_refuse_clock(int64 behind_ms, int waited_ms)
 			 errhint("Check the system clock and its time synchronisation; issuing resumes by itself once the clock catches up.")));
 }
 
-static int64
-idgen_monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /*
  * Reserve count ticks and describe them in *batch.  Raises an ERROR when
@@ -371,6 +462,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 	IdgenShared *sh = idgen_shared;
 	int64		wait_started = -1;
 	int			waited_ms = 0;
+	int64		lease_wait_started = -1;
 
 	idgen_require_loaded();
 	if (RecoveryInProgress())
@@ -393,13 +485,41 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 
 		idgen_read_config(&cfg, &seq);
 		if (unlikely(cfg.state != IDGEN_STATE_ACTIVE))
-			idgen_refuse_state(&cfg);
+		{
+			/* right after start-up the first lease may be moments away */
+			if ((cfg.state == IDGEN_STATE_STARTING ||
+				 cfg.state == IDGEN_STATE_WAITING_FOR_LEASE) &&
+				idgen_wait_step(&lease_wait_started, idgen_lease_wait_ms, 10))
+			{
+				idgen_wake_bgworker();
+				continue;
+			}
+			idgen_refuse_state(cfg.state);
+		}
 
 		seen = pg_atomic_read_u64(&sh->max_wall_ms);
 		pg_read_barrier();
 		now_unix = idgen_wall_unix_ms();
 		idgen_note_wall(seen, now_unix);
 		now_ms = now_unix - cfg.epoch_unix_ms;
+
+		/* a lease that was not renewed in time is no lease */
+		if (unlikely(now_unix >= cfg.valid_until_unix_ms))
+		{
+			idgen_wake_bgworker();
+			if (idgen_wait_step(&lease_wait_started, idgen_lease_wait_ms, 10))
+				continue;
+			pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("idgen worker lease was not renewed in time"),
+					 errdetail("The lease of workers %d-%d (generation %lld) stopped being valid %lld ms ago.",
+							   cfg.first_worker, cfg.first_worker + cfg.worker_count - 1,
+							   (long long) cfg.generation,
+							   (long long) (now_unix - cfg.valid_until_unix_ms)),
+					 errhint("Check the idgen background worker and database \"%s\" (idgen.database) in the server log.",
+							 idgen_database)));
+		}
 
 		old = pg_atomic_read_u64(&sh->last_tick);
 		for (;;)
@@ -452,12 +572,27 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 						 errhint("Set the system clock correctly.")));
 				break;
 			case IDGEN_TICK_LIMIT:
+				if (cfg.hw_ms < cfg.horizon_ms)
+				{
+					/* the durable high-water mark is behind: ask for more */
+					idgen_wake_bgworker();
+					if (idgen_wait_step(&lease_wait_started, idgen_lease_wait_ms, 5))
+						continue;
+					pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
+					ereport(ERROR,
+							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+							 errmsg("idgen high-water mark was not raised in time"),
+							 errdetail("IDs are issued only up to a time made durable in idgen.worker_lease first; it stands %lld ms ahead of the clock.",
+									   (long long) (cfg.hw_ms - now_ms)),
+							 errhint("Check the idgen background worker and database \"%s\" (idgen.database) in the server log.",
+									 idgen_database)));
+				}
 				pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 						 errmsg("idgen time field is exhausted"),
 						 errdetail("The current layout's time field ends at %lld ms after its epoch; IDs past it would wrap.",
-								   (long long) cfg.limit_ms),
+								   (long long) cfg.horizon_ms),
 						 errhint("Schedule a new layout with idgen_schedule_layout().")));
 				break;
 			case IDGEN_TICK_CLOCK_BEHIND:
@@ -559,7 +694,9 @@ idgen_status_snapshot(IdgenStatusSnapshot *snap)
 	sh = idgen_shared;
 	idgen_read_config(&cfg, &seq);
 	SpinLockAcquire(&sh->config_lock);
-	strlcpy(snap->reason, sh->reason, sizeof(snap->reason));
+	strlcpy(snap->reason, cfg.state == IDGEN_STATE_DISABLED ?
+			sh->disabled_reason : sh->reason, sizeof(snap->reason));
+	strlcpy(snap->owner, sh->owner, sizeof(snap->owner));
 	SpinLockRelease(&sh->config_lock);
 
 	last = pg_atomic_read_u64(&sh->last_tick);
@@ -574,6 +711,14 @@ idgen_status_snapshot(IdgenStatusSnapshot *snap)
 	snap->region = cfg.region;
 	snap->first_worker = cfg.first_worker;
 	snap->worker_count = cfg.worker_count;
+	snap->generation = cfg.generation;
+	snap->lease_until_unix_ms = cfg.lease_until_unix_ms;
+	snap->hw_unix_ms = cfg.hw_ms >= 0 ? cfg.hw_ms + cfg.epoch_unix_ms : -1;
+	snap->lease_renewals = pg_atomic_read_u64(&sh->lease_renewals);
+	snap->lease_failures = pg_atomic_read_u64(&sh->lease_failures);
+	snap->fencing_events = pg_atomic_read_u64(&sh->fencing_events);
+	snap->clock_jumps_forward = pg_atomic_read_u64(&sh->clock_jumps_forward);
+	snap->clock_steps_back = pg_atomic_read_u64(&sh->clock_steps_back);
 	snap->logical_unix_ms = last == 0 ? -1 :
 		(int64) (last >> cfg.counter_bits) + cfg.epoch_unix_ms;
 	snap->horizon_unix_ms = cfg.horizon_ms + 1 + cfg.epoch_unix_ms;
@@ -589,6 +734,191 @@ idgen_status_snapshot(IdgenStatusSnapshot *snap)
 		snap->ids_issued += pg_atomic_read_u64(&sh->slots[i].ids);
 		snap->batches += pg_atomic_read_u64(&sh->slots[i].batches);
 	}
+}
+
+/*
+ * Writers of the configuration.  Each change happens under config_lock
+ * inside an odd config_seq, so generators see all of it or none of it, and
+ * a reservation made across a change is thrown away (see the file header).
+ */
+static void
+idgen_config_begin(void)
+{
+	SpinLockAcquire(&idgen_shared->config_lock);
+	pg_atomic_fetch_add_u32(&idgen_shared->config_seq, 1);
+}
+
+static void
+idgen_config_end(void)
+{
+	IdgenShared *sh = idgen_shared;
+
+	if (sh->config_broken || sh->operator_disabled)
+		sh->config.state = IDGEN_STATE_DISABLED;
+	else
+		sh->config.state = sh->lease_state;
+	pg_write_barrier();
+	pg_atomic_fetch_add_u32(&sh->config_seq, 1);
+	SpinLockRelease(&sh->config_lock);
+}
+
+bool
+idgen_config_is_broken(void)
+{
+	return idgen_shared->config_broken;
+}
+
+void
+idgen_node_shape(int *region, int *worker_count, int *worker_bits)
+{
+	*region = idgen_shared->config.region;
+	*worker_count = idgen_shared->config.worker_count;
+	*worker_bits = idgen_shared->config.layout.worker_bits;
+}
+
+uint64
+idgen_start_token(void)
+{
+	return idgen_shared->start_token;
+}
+
+void
+idgen_set_bgworker(int procno, const char *owner)
+{
+	SpinLockAcquire(&idgen_shared->config_lock);
+	idgen_shared->bgworker_procno = procno;
+	if (owner)
+		strlcpy(idgen_shared->owner, owner, sizeof(idgen_shared->owner));
+	SpinLockRelease(&idgen_shared->config_lock);
+}
+
+/* Install a fresh lease: new workers, generation and starting floor. */
+void
+idgen_publish_lease(const IdgenLease *lease)
+{
+	IdgenShared *sh = idgen_shared;
+	IdgenConfig *cfg = &sh->config;
+	int64		floor_ms = lease->start_after_unix_ms - cfg->epoch_unix_ms;
+	uint64		floor_tick;
+	uint64		old;
+
+	idgen_config_begin();
+	cfg->first_worker = lease->first_worker;
+	cfg->generation = lease->generation;
+	cfg->node_bits = idgen_node_bits(&cfg->layout, cfg->region, lease->first_worker);
+	cfg->lease_until_unix_ms = lease->lease_until_unix_ms;
+	cfg->valid_until_unix_ms = lease->valid_until_unix_ms;
+	cfg->hw_ms = lease->hw_unix_ms - cfg->epoch_unix_ms;
+	cfg->limit_ms = Min(cfg->hw_ms, cfg->horizon_ms);
+
+	/* start strictly above everything issued under earlier leases */
+	if (floor_ms >= 0)
+	{
+		floor_tick = ((uint64) (floor_ms + 1) << cfg->counter_bits) - 1;
+		old = pg_atomic_read_u64(&sh->last_tick);
+		while (old < floor_tick &&
+			   !pg_atomic_compare_exchange_u64(&sh->last_tick, &old, floor_tick))
+			;
+	}
+	sh->lease_state = IDGEN_STATE_ACTIVE;
+	sh->reason[0] = '\0';
+	idgen_config_end();
+}
+
+/* Extend the current lease and its durable high-water mark. */
+void
+idgen_publish_renewal(int64 lease_until_unix_ms, int64 valid_until_unix_ms,
+					  int64 hw_unix_ms)
+{
+	IdgenConfig *cfg = &idgen_shared->config;
+
+	idgen_config_begin();
+	cfg->lease_until_unix_ms = lease_until_unix_ms;
+	cfg->valid_until_unix_ms = valid_until_unix_ms;
+	cfg->hw_ms = Max(cfg->hw_ms, hw_unix_ms - cfg->epoch_unix_ms);
+	cfg->limit_ms = Min(cfg->hw_ms, cfg->horizon_ms);
+	idgen_config_end();
+	pg_atomic_fetch_add_u64(&idgen_shared->lease_renewals, 1);
+}
+
+/* Stop issuing: the lease is gone, fenced, or not yet had. */
+void
+idgen_publish_lease_state(IdgenState state, const char *reason)
+{
+	IdgenShared *sh = idgen_shared;
+
+	idgen_config_begin();
+	sh->lease_state = state;
+	strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
+	if (state != IDGEN_STATE_ACTIVE)
+		sh->config.valid_until_unix_ms = 0;
+	idgen_config_end();
+	if (state == IDGEN_STATE_FENCED)
+		pg_atomic_fetch_add_u64(&sh->fencing_events, 1);
+}
+
+IdgenState
+idgen_lease_state(void)
+{
+	IdgenState	state;
+
+	SpinLockAcquire(&idgen_shared->config_lock);
+	state = idgen_shared->lease_state;
+	SpinLockRelease(&idgen_shared->config_lock);
+	return state;
+}
+
+bool
+idgen_operator_disabled(void)
+{
+	bool		disabled;
+
+	SpinLockAcquire(&idgen_shared->config_lock);
+	disabled = idgen_shared->operator_disabled;
+	SpinLockRelease(&idgen_shared->config_lock);
+	return disabled;
+}
+
+void
+idgen_set_operator_disabled(bool disabled, const char *reason)
+{
+	IdgenShared *sh = idgen_shared;
+
+	idgen_config_begin();
+	if (sh->config_broken)
+	{
+		idgen_config_end();
+		return;
+	}
+	sh->operator_disabled = disabled;
+	strlcpy(sh->disabled_reason, disabled && reason ? reason : "",
+			sizeof(sh->disabled_reason));
+	idgen_config_end();
+}
+
+void
+idgen_count_lease_failure(void)
+{
+	pg_atomic_fetch_add_u64(&idgen_shared->lease_failures, 1);
+}
+
+void
+idgen_count_clock_jump(bool forward)
+{
+	pg_atomic_fetch_add_u64(forward ? &idgen_shared->clock_jumps_forward :
+							&idgen_shared->clock_steps_back, 1);
+}
+
+/* the last issued millisecond in Unix ms, or -1 */
+int64
+idgen_logical_unix_ms(void)
+{
+	uint64		last = pg_atomic_read_u64(&idgen_shared->last_tick);
+
+	if (last == 0)
+		return -1;
+	return (int64) (last >> idgen_shared->config.counter_bits) +
+		idgen_shared->config.epoch_unix_ms;
 }
 
 /* idgen_next(): the next ID of this node */

@@ -15,6 +15,9 @@ int			idgen_workers_per_node = 16;
 int			idgen_max_drift_ms = 1000;
 int			idgen_max_clock_wait_ms = 200;
 int			idgen_test_clock_offset_ms = 0;
+char	   *idgen_database = NULL;
+int			idgen_lease_ttl_ms = 30000;
+int			idgen_lease_wait_ms = 5000;
 
 /* a block that is not a power of two could not act as one wider counter */
 static bool
@@ -58,8 +61,31 @@ _PG_init(void)
 							PGC_SUSET, GUC_UNIT_MS | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("idgen.lease_ttl",
+							"How long a worker lease lasts without renewal.",
+							"The background worker renews it when half has passed; the node stops issuing a fifth of it before expiry.",
+							&idgen_lease_ttl_ms,
+							30000, 1000, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("idgen.lease_wait",
+							"How long a call may wait for a worker lease, at start-up or while one is renewed.",
+							NULL,
+							&idgen_lease_wait_ms,
+							5000, 0, 600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
 	if (!process_shared_preload_libraries_in_progress)
 		return;
+
+	DefineCustomStringVariable("idgen.database",
+							   "Database where the background worker keeps the worker lease table.",
+							   "The worker creates the extension there if it is missing.",
+							   &idgen_database,
+							   "postgres",
+							   PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
 
 	DefineCustomIntVariable("idgen.region_id",
 							"Region number of this node.",
@@ -89,4 +115,5 @@ _PG_init(void)
 		return;
 
 	idgen_shmem_request();
+	idgen_register_bgworker();
 }

@@ -30,6 +30,11 @@ extern int	idgen_workers_per_node;
 extern int	idgen_max_drift_ms;
 extern int	idgen_max_clock_wait_ms;
 extern int	idgen_test_clock_offset_ms;
+extern char *idgen_database;
+extern int	idgen_lease_ttl_ms;
+extern int	idgen_lease_wait_ms;
+
+#define IDGEN_OWNER_LEN 192
 
 /* generator.c */
 extern void idgen_shmem_request(void);
@@ -65,6 +70,15 @@ typedef struct IdgenStatusSnapshot
 	int			region;
 	int			first_worker;
 	int			worker_count;
+	int64		generation;
+	int64		lease_until_unix_ms;
+	int64		hw_unix_ms;
+	char		owner[IDGEN_OWNER_LEN];
+	uint64		lease_renewals;
+	uint64		lease_failures;
+	uint64		fencing_events;
+	uint64		clock_jumps_forward;
+	uint64		clock_steps_back;
 	int64		logical_unix_ms;	/* last issued millisecond, or -1 */
 	int64		wall_unix_ms;
 	int64		horizon_unix_ms;
@@ -81,6 +95,36 @@ extern void idgen_status_snapshot(IdgenStatusSnapshot *snap);
 extern const char *idgen_state_name(IdgenState state);
 extern void idgen_current_layout(IdgenLayout *layout);
 
+/* the lease, as the background worker publishes it (generator.c) */
+typedef struct IdgenLease
+{
+	int			first_worker;
+	int64		generation;
+	int64		lease_until_unix_ms;
+	int64		valid_until_unix_ms;	/* lease_until less a safety margin */
+	int64		hw_unix_ms;		/* durable high-water mark */
+	int64		start_after_unix_ms;	/* issue only above this; -1: none */
+} IdgenLease;
+
+extern void idgen_publish_lease(const IdgenLease *lease);
+extern void idgen_publish_renewal(int64 lease_until_unix_ms,
+								  int64 valid_until_unix_ms, int64 hw_unix_ms);
+extern void idgen_publish_lease_state(IdgenState state, const char *reason);
+extern IdgenState idgen_lease_state(void);
+extern bool idgen_operator_disabled(void);
+extern void idgen_set_operator_disabled(bool disabled, const char *reason);
+extern bool idgen_config_is_broken(void);
+extern void idgen_node_shape(int *region, int *worker_count, int *worker_bits);
+extern uint64 idgen_start_token(void);
+extern void idgen_set_bgworker(int procno, const char *owner);
+extern void idgen_wake_bgworker(void);
+extern void idgen_count_lease_failure(void);
+extern void idgen_count_clock_jump(bool forward);
+extern int64 idgen_logical_unix_ms(void);
+
+/* bgworker.c */
+extern void idgen_register_bgworker(void);
+
 /* time conversions between Unix milliseconds and timestamptz */
 static inline TimestampTz
 idgen_unix_ms_to_timestamptz(int64 unix_ms)
@@ -88,6 +132,16 @@ idgen_unix_ms_to_timestamptz(int64 unix_ms)
 	return (TimestampTz) ((unix_ms -
 						   (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
 						   SECS_PER_DAY * 1000) * 1000);
+}
+
+static inline int64
+idgen_timestamptz_to_unix_ms(TimestampTz ts)
+{
+	int64		us = ts + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+		SECS_PER_DAY * 1000000;
+
+	/* floor, so an instant belongs to the millisecond that contains it */
+	return us >= 0 ? us / 1000 : -((-us + 999) / 1000);
 }
 
 #endif							/* IDGEN_H */

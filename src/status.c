@@ -8,7 +8,9 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#define IDGEN_STATUS_COLS 18
+/* columns of the 0.2 signature; the 0.1 signature is its first 18 */
+#define IDGEN_STATUS_COLS 25
+#define IDGEN_STATUS_COLS_V01 18
 
 /* idgen_status(): one row describing this node's generator */
 PG_FUNCTION_INFO_V1(idgen_status);
@@ -24,7 +26,8 @@ idgen_status(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "idgen_status must return a composite type");
 	tupdesc = BlessTupleDesc(tupdesc);
-	if (tupdesc->natts != IDGEN_STATUS_COLS)
+	if (tupdesc->natts != IDGEN_STATUS_COLS &&
+		tupdesc->natts != IDGEN_STATUS_COLS_V01)
 		elog(ERROR, "idgen_status returns %d columns, expected %d",
 			 tupdesc->natts, IDGEN_STATUS_COLS);
 
@@ -37,11 +40,21 @@ idgen_status(PG_FUNCTION_ARGS)
 	else
 		nulls[i++] = true;
 	values[i++] = Int32GetDatum(snap.region);
-	values[i++] = Int32GetDatum(snap.first_worker);
+	if (snap.first_worker >= 0)
+		values[i++] = Int32GetDatum(snap.first_worker);
+	else
+		nulls[i++] = true;
 	values[i++] = Int32GetDatum(snap.worker_count);
-	/* generation and lease_until: no lease yet in this version */
-	nulls[i++] = true;
-	nulls[i++] = true;
+	if (snap.generation > 0)
+	{
+		values[i++] = Int64GetDatum(snap.generation);
+		values[i++] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(snap.lease_until_unix_ms));
+	}
+	else
+	{
+		nulls[i++] = true;
+		nulls[i++] = true;
+	}
 	if (snap.logical_unix_ms >= 0)
 	{
 		values[i++] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(snap.logical_unix_ms));
@@ -62,6 +75,19 @@ idgen_status(PG_FUNCTION_ARGS)
 	values[i++] = Int64GetDatum((int64) snap.clock_waits);
 	values[i++] = Int64GetDatum((int64) snap.clock_wait_ms);
 	values[i++] = Int64GetDatum((int64) snap.clock_refusals);
+	if (snap.owner[0])
+		values[i++] = CStringGetTextDatum(snap.owner);
+	else
+		nulls[i++] = true;
+	if (snap.hw_unix_ms >= 0)
+		values[i++] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(snap.hw_unix_ms));
+	else
+		nulls[i++] = true;
+	values[i++] = Int64GetDatum((int64) snap.lease_renewals);
+	values[i++] = Int64GetDatum((int64) snap.lease_failures);
+	values[i++] = Int64GetDatum((int64) snap.fencing_events);
+	values[i++] = Int64GetDatum((int64) snap.clock_jumps_forward);
+	values[i++] = Int64GetDatum((int64) snap.clock_steps_back);
 	Assert(i == IDGEN_STATUS_COLS);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
