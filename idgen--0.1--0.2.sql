@@ -88,6 +88,30 @@ CREATE FUNCTION idgen.set_disabled(disabled boolean, reason text) RETURNS void
 COMMENT ON FUNCTION idgen.set_disabled(boolean, text) IS 'switch issuing off or on in shared memory';
 REVOKE ALL ON FUNCTION idgen.set_disabled(boolean, text) FROM PUBLIC;
 
+-- lease changes are made only in the registry, the database the background
+-- worker leases from: a lease table anywhere else would be a second registry
+CREATE FUNCTION idgen.require_registry() RETURNS void
+    LANGUAGE plpgsql STABLE SET search_path = pg_catalog AS
+$$
+DECLARE
+    db text := current_setting('idgen.database', true);
+BEGIN
+    IF db IS NULL THEN
+        RAISE EXCEPTION 'idgen is not loaded through shared_preload_libraries'
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Add idgen to shared_preload_libraries.';
+    END IF;
+    IF db <> current_database() THEN
+        RAISE EXCEPTION 'idgen worker leases live in database "%", not "%"', db, current_database()
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'idgen.database names the database whose idgen.worker_lease table is this node''s registry; a lease taken anywhere else could collide with the node''s own workers.',
+                  HINT = format('Connect to database %s.', db);
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION idgen.require_registry() IS 'raise unless this is the registry database (idgen.database)';
+REVOKE ALL ON FUNCTION idgen.require_registry() FROM PUBLIC;
+
 -- one advisory-lock key serialises every change of lease ownership
 CREATE FUNCTION idgen.lock_registry() RETURNS void
     LANGUAGE sql VOLATILE SET search_path = pg_catalog AS
@@ -128,6 +152,7 @@ CREATE FUNCTION idgen.acquire_node_lease(
     p_owner text, p_sysid text, p_timeline integer,
     p_region integer, p_pinned_worker integer, p_block integer, p_worker_bits integer,
     p_now timestamptz, p_ttl interval, p_high_water timestamptz,
+    p_local_floor timestamptz, p_local_slack interval,
     OUT first_worker integer, OUT generation bigint, OUT lease_until timestamptz,
     OUT high_water timestamptz, OUT start_after timestamptz)
     LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog AS
@@ -170,6 +195,15 @@ BEGIN
         generation := coalesce(gen, 0) + 1;
         lease_until := p_now + p_ttl;
         start_after := greatest(node_floor, block_floor);
+        -- the node's own durable note of its high-water mark outranks a
+        -- registry that lost it (dropped, or restored from an old backup)
+        IF p_local_floor IS NOT NULL
+           AND (start_after IS NULL OR start_after < p_local_floor - p_local_slack) THEN
+            PERFORM idgen.audit('registry_behind_node',
+                format('registry high-water %s is behind the node''s local mark %s; starting above the local mark',
+                       coalesce(start_after::text, 'none'), p_local_floor));
+            start_after := p_local_floor;
+        END IF;
         high_water := greatest(p_high_water, start_after + (p_high_water - p_now));
 
         UPDATE idgen.worker_lease AS l
@@ -189,8 +223,8 @@ BEGIN
     first_worker := -1;
 END
 $$;
-COMMENT ON FUNCTION idgen.acquire_node_lease(text, text, integer, integer, integer, integer, integer, timestamptz, interval, timestamptz) IS 'lease a block of workers for a node (background worker only)';
-REVOKE ALL ON FUNCTION idgen.acquire_node_lease(text, text, integer, integer, integer, integer, integer, timestamptz, interval, timestamptz) FROM PUBLIC;
+COMMENT ON FUNCTION idgen.acquire_node_lease(text, text, integer, integer, integer, integer, integer, timestamptz, interval, timestamptz, timestamptz, interval) IS 'lease a block of workers for a node (background worker only)';
+REVOKE ALL ON FUNCTION idgen.acquire_node_lease(text, text, integer, integer, integer, integer, integer, timestamptz, interval, timestamptz, timestamptz, interval) FROM PUBLIC;
 
 /*
  * Renew a node's block and raise its high-water mark, but only while every
@@ -266,6 +300,7 @@ DECLARE
     w integer;
     l idgen.worker_lease;
 BEGIN
+    PERFORM idgen.require_registry();
     IF ttl <= interval '0' THEN
         RAISE EXCEPTION 'lease ttl must be positive: %', ttl
             USING ERRCODE = 'invalid_parameter_value';
@@ -340,6 +375,7 @@ DECLARE
     now timestamptz := idgen.clock();
     until timestamptz;
 BEGIN
+    PERFORM idgen.require_registry();
     UPDATE idgen.worker_lease AS x
     SET lease_until = now + x.ttl,
         high_water = greatest(x.high_water, now + x.ttl),
@@ -368,6 +404,7 @@ $$
 DECLARE
     now timestamptz := idgen.clock();
 BEGIN
+    PERFORM idgen.require_registry();
     PERFORM idgen.lock_registry();
     UPDATE idgen.worker_lease AS x
     SET owner = NULL, lease_until = NULL,
@@ -399,6 +436,7 @@ $$
 DECLARE
     old idgen.worker_lease;
 BEGIN
+    PERFORM idgen.require_registry();
     PERFORM idgen.lock_registry();
     SELECT * INTO old FROM idgen.worker_lease AS x
     WHERE x.region = idgen_fence_worker.region AND x.worker = idgen_fence_worker.worker
@@ -429,6 +467,7 @@ CREATE FUNCTION @extschema@.idgen_disable(reason text) RETURNS void
     LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog AS
 $$
 BEGIN
+    PERFORM idgen.require_registry();
     IF reason = '' THEN
         RAISE EXCEPTION 'a reason is required to disable idgen'
             USING ERRCODE = 'invalid_parameter_value';
@@ -449,6 +488,7 @@ CREATE FUNCTION @extschema@.idgen_enable() RETURNS void
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog AS
 $$
 BEGIN
+    PERFORM idgen.require_registry();
     DELETE FROM idgen.node_control WHERE node_sysid = idgen.node_sysid();
     PERFORM idgen.set_disabled(false, NULL);
     PERFORM idgen.audit('enabled', NULL);

@@ -33,6 +33,7 @@
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "postmaster/postmaster.h"
+#include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
@@ -49,6 +50,16 @@
 /* a wall clock that moves this much against the monotonic clock is audited */
 #define IDGEN_STEP_BACK_MS 20
 #define IDGEN_JUMP_FORWARD_MS 2000
+
+/*
+ * The node's own note of its high-water mark, in the data directory.  It is
+ * written ahead of the registry's mark by IDGEN_LOCAL_SLACK_MS, so it costs
+ * a file sync only every few seconds, and is used only when the registry
+ * has fallen behind it by more than that: a dropped extension, a restored
+ * old backup of the registry.
+ */
+#define IDGEN_LOCAL_HW_FILE "pg_idgen_high_water"
+#define IDGEN_LOCAL_SLACK_MS 5000
 
 PGDLLEXPORT void idgen_bgworker_main(Datum main_arg);
 
@@ -69,6 +80,7 @@ typedef struct IdgenWorker
 	StringInfoData pending_audit;
 	int			pending_count;
 	bool		logged_missing;
+	int64		local_hw;		/* what the local file says; -1: none */
 } IdgenWorker;
 
 static volatile sig_atomic_t shutdown_requested = false;
@@ -317,12 +329,65 @@ load_disabled(IdgenWorker *w)
 	}
 }
 
+static int64
+read_local_hw(void)
+{
+	FILE	   *f = AllocateFile(IDGEN_LOCAL_HW_FILE, "r");
+	long long	value = -1;
+
+	if (f == NULL)
+	{
+		if (errno != ENOENT)
+			ereport(WARNING,
+					(errcode_for_file_access(),
+					 errmsg("idgen: could not read \"%s\": %m", IDGEN_LOCAL_HW_FILE)));
+		return -1;
+	}
+	if (fscanf(f, "%lld", &value) != 1 || value < 0)
+	{
+		ereport(WARNING,
+				(errmsg("idgen: ignoring malformed \"%s\"", IDGEN_LOCAL_HW_FILE)));
+		value = -1;
+	}
+	FreeFile(f);
+	return (int64) value;
+}
+
+/* Keep the local note at least IDGEN_LOCAL_SLACK_MS/2 above hw. */
+static void
+note_local_hw(IdgenWorker *w, int64 hw)
+{
+	char		tmp[MAXPGPATH];
+	FILE	   *f;
+	int64		value;
+
+	if (w->local_hw >= 0 && hw <= w->local_hw - IDGEN_LOCAL_SLACK_MS / 2)
+		return;
+	value = hw + IDGEN_LOCAL_SLACK_MS;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", IDGEN_LOCAL_HW_FILE);
+	f = AllocateFile(tmp, PG_BINARY_W);
+	if (f == NULL)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("idgen: could not write \"%s\": %m", tmp)));
+	fprintf(f, "%lld\n", (long long) value);
+	if (FreeFile(f) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("idgen: could not write \"%s\": %m", tmp)));
+	/* durable_rename syncs the file and the directory */
+	durable_rename(tmp, IDGEN_LOCAL_HW_FILE, ERROR);
+	w->local_hw = value;
+}
+
 static void
 try_acquire(IdgenWorker *w)
 {
-	Oid			types[10] = {TEXTOID, TEXTOID, INT4OID, INT4OID, INT4OID,
-	INT4OID, INT4OID, TIMESTAMPTZOID, FLOAT8OID, TIMESTAMPTZOID};
-	Datum		values[10];
+	Oid			types[12] = {TEXTOID, TEXTOID, INT4OID, INT4OID, INT4OID,
+		INT4OID, INT4OID, TIMESTAMPTZOID, FLOAT8OID, TIMESTAMPTZOID,
+	TIMESTAMPTZOID, FLOAT8OID};
+	Datum		values[12];
+	char		nulls[12];
 	int64		now;
 	bool		isnull;
 	HeapTuple	tup;
@@ -349,10 +414,17 @@ try_acquire(IdgenWorker *w)
 	values[7] = unix_ms_datum(now);
 	values[8] = Float8GetDatum(idgen_lease_ttl_ms / 1000.0);
 	values[9] = unix_ms_datum(hw_target());
-	spi_run("SELECT first_worker, generation, lease_until, high_water, start_after "
-			"FROM idgen.acquire_node_lease($1, $2, $3, $4, $5, $6, $7, $8, "
-			"pg_catalog.make_interval(secs => $9), $10)",
-			10, types, values, SPI_OK_SELECT);
+	values[10] = unix_ms_datum(w->local_hw);
+	values[11] = Float8GetDatum(IDGEN_LOCAL_SLACK_MS / 1000.0);
+	memset(nulls, ' ', sizeof(nulls));
+	if (w->local_hw < 0)
+		nulls[10] = 'n';
+	if (SPI_execute_with_args("SELECT first_worker, generation, lease_until, high_water, start_after "
+							  "FROM idgen.acquire_node_lease($1, $2, $3, $4, $5, $6, $7, $8, "
+							  "pg_catalog.make_interval(secs => $9), $10, $11, "
+							  "pg_catalog.make_interval(secs => $12))",
+							  12, types, values, nulls, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "idgen: idgen.acquire_node_lease failed");
 	tup = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
 	lease.first_worker = DatumGetInt32(SPI_getbinval(tup, desc, 1, &isnull));
@@ -385,6 +457,7 @@ try_acquire(IdgenWorker *w)
 	lease.valid_until_unix_ms = valid_until(lease.lease_until_unix_ms);
 	flush_audit(w);
 	end_work();
+	note_local_hw(w, lease.hw_unix_ms);
 
 	/* published only once the lease and its high-water mark are durable */
 	w->lease = lease;
@@ -440,6 +513,7 @@ renew(IdgenWorker *w)
 
 		flush_audit(w);
 		end_work();
+		note_local_hw(w, hw);
 		w->lease.lease_until_unix_ms = lease_until;
 		w->lease.valid_until_unix_ms = valid_until(lease_until);
 		w->lease.hw_unix_ms = hw;
@@ -614,6 +688,7 @@ idgen_bgworker_main(Datum main_arg)
 	SetConfigOption("application_name", "idgen lease worker", PGC_USERSET, PGC_S_OVERRIDE);
 
 	build_identity(&w);
+	w.local_hw = read_local_hw();
 	idgen_set_bgworker(IDGEN_MY_PROC_INDEX, w.owner);
 	before_shmem_exit(forget_bgworker, (Datum) 0);
 
