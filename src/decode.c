@@ -13,15 +13,6 @@
 /* layout epoch number of the built-in layout: row 1 of idgen.epoch */
 #define IDGEN_FIRST_EPOCH 1
 
-static int64
-timestamptz_to_unix_ms(TimestampTz ts)
-{
-	/* to ms first (floor), then shift epochs: no overflow near the limits */
-	int64		ms = ts >= 0 ? ts / 1000 : -((-ts + 999) / 1000);
-
-	return ms + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
-}
-
 /* ms since the layout's epoch, clamped so infinities stay in range */
 static int64
 timestamptz_to_layout_ms(const IdgenLayout *layout, TimestampTz ts)
@@ -30,7 +21,7 @@ timestamptz_to_layout_ms(const IdgenLayout *layout, TimestampTz ts)
 		return -1;
 	if (TIMESTAMP_IS_NOEND(ts))
 		return idgen_layout_max_ms(layout) + 1;
-	return timestamptz_to_unix_ms(ts) - layout->epoch_unix_ms;
+	return idgen_timestamptz_to_unix_ms(ts) - layout->epoch_unix_ms;
 }
 
 /* idgen_decode(idgen): (ts, region, worker, seq, epoch) */

@@ -137,11 +137,10 @@ idgen_unix_ms_to_timestamptz(int64 unix_ms)
 static inline int64
 idgen_timestamptz_to_unix_ms(TimestampTz ts)
 {
-	int64		us = ts + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
-		SECS_PER_DAY * 1000000;
+	/* to ms first (floor), then shift epochs: no overflow near the limits */
+	int64		ms = ts >= 0 ? ts / 1000 : -((-ts + 999) / 1000);
 
-	/* floor, so an instant belongs to the millisecond that contains it */
-	return us >= 0 ? us / 1000 : -((-us + 999) / 1000);
+	return ms + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
 }
 
 #endif							/* IDGEN_H */
