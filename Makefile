@@ -14,6 +14,9 @@ REGRESS      = setup idgen_type idgen_generate idgen_clock
 REGRESS_OPTS = --load-extension=idgen
 ISOLATION    = generate_concurrent
 ISOLATION_OPTS = --inputdir=test
+# specs that lease workers run in the registry database, postgres, where the
+# background worker creates the extension by itself
+ISOLATION_REGISTRY = lease_concurrent
 TAP_TESTS    = 1
 PROVE_TESTS  = test/t/*.pl
 
@@ -69,6 +72,7 @@ installcheck-regress-only: install-check-prep
 
 installcheck-isolation-only: install-check-prep
 	$(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) --temp-instance=$(CURDIR)/tmp_isolation $(TEMP_OPTS) $(ISOLATION)
+	$(pg_isolation_regress_installcheck) $(ISOLATION_OPTS) --temp-instance=$(CURDIR)/tmp_isolation_registry $(TEMP_OPTS) --use-existing --dbname=postgres $(ISOLATION_REGISTRY)
 
 installcheck-tap-only: install-check-prep
 	$(prove_installcheck)

@@ -91,7 +91,7 @@ REVOKE ALL ON FUNCTION idgen.set_disabled(boolean, text) FROM PUBLIC;
 -- lease changes are made only in the registry, the database the background
 -- worker leases from: a lease table anywhere else would be a second registry
 CREATE FUNCTION idgen.require_registry() RETURNS void
-    LANGUAGE plpgsql STABLE SET search_path = pg_catalog AS
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
     db text := current_setting('idgen.database', true);
@@ -101,6 +101,11 @@ BEGIN
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'Add idgen to shared_preload_libraries.';
     END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'idgen lease functions need READ COMMITTED isolation'
+            USING ERRCODE = 'invalid_transaction_state',
+                  DETAIL = 'They wait for each other''s row locks and must then see the rows as committed, not as of an older snapshot.';
+    END IF;
     IF db <> current_database() THEN
         RAISE EXCEPTION 'idgen worker leases live in database "%", not "%"', db, current_database()
             USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -109,18 +114,18 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION idgen.require_registry() IS 'raise unless this is the registry database (idgen.database)';
+COMMENT ON FUNCTION idgen.require_registry() IS 'raise unless this is the registry database (idgen.database) in a READ COMMITTED transaction';
 REVOKE ALL ON FUNCTION idgen.require_registry() FROM PUBLIC;
 
 -- one advisory-lock key serialises every change of lease ownership
 CREATE FUNCTION idgen.lock_registry() RETURNS void
-    LANGUAGE sql VOLATILE SET search_path = pg_catalog AS
+    LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$ SELECT pg_advisory_xact_lock(7596555481923411968) $$;
 COMMENT ON FUNCTION idgen.lock_registry() IS 'transaction lock taken by every change of lease ownership';
 REVOKE ALL ON FUNCTION idgen.lock_registry() FROM PUBLIC;
 
 CREATE FUNCTION idgen.audit(action text, detail text) RETURNS void
-    LANGUAGE sql VOLATILE SET search_path = pg_catalog AS
+    LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$ INSERT INTO idgen.audit_log (action, detail) VALUES ($1, $2) $$;
 COMMENT ON FUNCTION idgen.audit(text, text) IS 'append one row to idgen.audit_log';
 REVOKE ALL ON FUNCTION idgen.audit(text, text) FROM PUBLIC;
@@ -133,7 +138,7 @@ REVOKE ALL ON FUNCTION idgen.audit(text, text) FROM PUBLIC;
  */
 CREATE FUNCTION idgen.row_is_free(l idgen.worker_lease, now timestamptz,
                                   sysid text, tli integer) RETURNS boolean
-    LANGUAGE sql STABLE SET search_path = pg_catalog AS
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS
 $$
 SELECT l.owner IS NULL
     OR (l.lease_until <= now
@@ -155,7 +160,7 @@ CREATE FUNCTION idgen.acquire_node_lease(
     p_local_floor timestamptz, p_local_slack interval,
     OUT first_worker integer, OUT generation bigint, OUT lease_until timestamptz,
     OUT high_water timestamptz, OUT start_after timestamptz)
-    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog AS
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
     nblocks integer := (1 << p_worker_bits) / p_block;
@@ -180,6 +185,10 @@ BEGIN
         fw := b * p_block;
         CONTINUE WHEN p_pinned_worker >= 0 AND fw <> p_pinned_worker;
 
+        -- lock first: a renewal in flight must commit before we judge the rows
+        PERFORM 1 FROM idgen.worker_lease AS l
+        WHERE l.region = p_region AND l.worker >= fw AND l.worker < fw + p_block
+        FOR UPDATE;
         SELECT count(*) FILTER (WHERE NOT idgen.row_is_free(l, p_now, p_sysid, p_timeline)),
                max(l.high_water), max(l.generation)
           INTO busy, block_floor, gen
@@ -236,7 +245,7 @@ CREATE FUNCTION idgen.renew_node_lease(
     p_generation bigint, p_now timestamptz, p_ttl interval, p_high_water timestamptz,
     OUT ok boolean, OUT lease_until timestamptz, OUT high_water timestamptz,
     OUT other_owner text, OUT other_generation bigint)
-    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog AS
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
     n integer;
@@ -274,7 +283,7 @@ REVOKE ALL ON FUNCTION idgen.renew_node_lease(text, integer, integer, integer, b
 
 CREATE FUNCTION idgen.release_node_lease(p_owner text, p_region integer, p_first_worker integer,
                                          p_block integer, p_generation bigint) RETURNS void
-    LANGUAGE sql VOLATILE SET search_path = pg_catalog AS
+    LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$
 UPDATE idgen.worker_lease AS l
 SET owner = NULL, lease_until = NULL
@@ -291,7 +300,7 @@ REVOKE ALL ON FUNCTION idgen.release_node_lease(text, integer, integer, integer,
 
 CREATE FUNCTION @extschema@.idgen_lease_worker(owner text, ttl interval,
     OUT region integer, OUT worker integer, OUT generation bigint, OUT lease_until timestamptz)
-    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog AS
+    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
     now timestamptz;
@@ -316,7 +325,8 @@ BEGIN
     -- the same owner asking again gets its lease back: a stable retry identity
     SELECT * INTO l FROM idgen.worker_lease AS x
     WHERE x.owner = idgen_lease_worker.owner AND x.node_sysid IS NULL AND x.lease_until > now
-    ORDER BY x.region, x.worker LIMIT 1;
+    ORDER BY x.region, x.worker LIMIT 1
+    FOR UPDATE;
     IF FOUND THEN
         UPDATE idgen.worker_lease AS x
         SET lease_until = now + idgen_lease_worker.ttl,
@@ -333,11 +343,12 @@ BEGIN
 
     -- from the top of the worker range down: nodes take blocks from the bottom
     FOR w IN REVERSE (1 << worker_bits) - 1 .. 0 LOOP
-        SELECT * INTO l FROM idgen.worker_lease AS x WHERE x.region = my_region AND x.worker = w;
-        IF NOT FOUND THEN
-            INSERT INTO idgen.worker_lease (region, worker) VALUES (my_region, w);
-            SELECT * INTO l FROM idgen.worker_lease AS x WHERE x.region = my_region AND x.worker = w;
-        END IF;
+        INSERT INTO idgen.worker_lease (region, worker) VALUES (my_region, w)
+        ON CONFLICT DO NOTHING;
+        -- lock first: a renewal in flight must commit before we judge the row
+        SELECT * INTO l FROM idgen.worker_lease AS x
+        WHERE x.region = my_region AND x.worker = w
+        FOR UPDATE;
         -- an outside holder cannot be told where to start, so its worker's
         -- history must already lie in the past
         CONTINUE WHEN NOT idgen.row_is_free(l, now, idgen.node_sysid(),
@@ -369,7 +380,7 @@ REVOKE ALL ON FUNCTION @extschema@.idgen_lease_worker(text, interval) FROM PUBLI
 
 CREATE FUNCTION @extschema@.idgen_renew_worker(region integer, worker integer, generation bigint)
     RETURNS timestamptz
-    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog AS
+    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
     now timestamptz := idgen.clock();
@@ -399,7 +410,7 @@ REVOKE ALL ON FUNCTION @extschema@.idgen_renew_worker(integer, integer, bigint) 
 
 CREATE FUNCTION @extschema@.idgen_release_worker(region integer, worker integer, generation bigint)
     RETURNS void
-    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog AS
+    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
     now timestamptz := idgen.clock();
@@ -426,12 +437,13 @@ REVOKE ALL ON FUNCTION @extschema@.idgen_release_worker(integer, integer, bigint
 
 /*
  * Operator repair: expire a lease and bump its generation.  The high-water
- * mark is raised to the old lease's end, since its holder may keep issuing
- * until it notices; whoever takes the worker next starts above that.
+ * mark stays: a node never issues past its durable mark, and an outside
+ * holder's mark already covers its whole lease, so whoever takes the worker
+ * next and starts above the mark cannot meet the old holder's IDs.
  */
 CREATE FUNCTION @extschema@.idgen_fence_worker(region integer, worker integer)
     RETURNS void
-    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog AS
+    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
     old idgen.worker_lease;
@@ -446,8 +458,7 @@ BEGIN
             USING ERRCODE = 'undefined_object';
     END IF;
     UPDATE idgen.worker_lease AS x
-    SET owner = NULL, lease_until = NULL, generation = x.generation + 1,
-        high_water = greatest(x.high_water, x.lease_until)
+    SET owner = NULL, lease_until = NULL, generation = x.generation + 1
     WHERE x.region = idgen_fence_worker.region AND x.worker = idgen_fence_worker.worker;
     PERFORM idgen.audit('worker_fenced',
         format('region %s worker %s generation %s -> %s, previous owner %s',
@@ -464,7 +475,7 @@ REVOKE ALL ON FUNCTION @extschema@.idgen_fence_worker(integer, integer) FROM PUB
 -- ---------------------------------------------------------------------
 
 CREATE FUNCTION @extschema@.idgen_disable(reason text) RETURNS void
-    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog AS
+    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
 $$
 BEGIN
     PERFORM idgen.require_registry();
@@ -485,7 +496,7 @@ COMMENT ON FUNCTION @extschema@.idgen_disable(text) IS 'stop issuing IDs on this
 REVOKE ALL ON FUNCTION @extschema@.idgen_disable(text) FROM PUBLIC;
 
 CREATE FUNCTION @extschema@.idgen_enable() RETURNS void
-    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog AS
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
 $$
 BEGIN
     PERFORM idgen.require_registry();
@@ -499,7 +510,7 @@ COMMENT ON FUNCTION @extschema@.idgen_enable() IS 'resume issuing on this node a
 REVOKE ALL ON FUNCTION @extschema@.idgen_enable() FROM PUBLIC;
 
 CREATE FUNCTION @extschema@.idgen_check_unique(tbl regclass, col name) RETURNS bigint
-    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog AS
+    LANGUAGE plpgsql VOLATILE STRICT SECURITY INVOKER SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
     coltype regtype;
@@ -512,10 +523,6 @@ BEGIN
         RAISE EXCEPTION 'column "%" of relation % does not exist', col, tbl
             USING ERRCODE = 'undefined_column';
     END IF;
-    IF NOT has_column_privilege(session_user, tbl, col, 'SELECT') THEN
-        RAISE EXCEPTION 'permission denied for column "%" of relation %', col, tbl
-            USING ERRCODE = 'insufficient_privilege';
-    END IF;
     -- only integer-valued columns can name the duplicate as an idgen
     id_expr := CASE WHEN coltype IN ('bigint'::regtype, '@extschema@.idgen'::regtype)
                     THEN 'v::bigint::@extschema@.idgen' ELSE 'NULL' END;
@@ -525,12 +532,15 @@ BEGIN
                       SELECT %3$s, %4$L, %4$L, format(''value %%s appears %%s times'', v, n) FROM d)
          SELECT count(*) FROM d', col, tbl, id_expr, tbl::text || '.' || quote_ident(col))
     INTO dup_values;
-    PERFORM idgen.audit('check_unique',
-        format('%s.%s: %s duplicated values', tbl, col, dup_values));
+    INSERT INTO idgen.audit_log (action, detail)
+    VALUES ('check_unique', format('%s.%s: %s duplicated values', tbl, col, dup_values));
     RETURN dup_values;
 END
 $$;
 COMMENT ON FUNCTION @extschema@.idgen_check_unique(regclass, name) IS 'audit a column for duplicate values; findings go to idgen.collision';
+-- runs as the caller (reading a table as its owner would run the caller's
+-- code with the owner's rights): an auditor needs SELECT on the table and
+-- INSERT on idgen.collision and idgen.audit_log
 REVOKE ALL ON FUNCTION @extschema@.idgen_check_unique(regclass, name) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------

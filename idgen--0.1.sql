@@ -536,7 +536,7 @@ REVOKE ALL ON idgen.epoch FROM PUBLIC;
 GRANT SELECT ON idgen.epoch TO PUBLIC;
 
 CREATE FUNCTION idgen.epoch_append_only() RETURNS trigger
-    LANGUAGE plpgsql SET search_path = pg_catalog AS
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS
 $$
 BEGIN
     RAISE EXCEPTION 'idgen.epoch is append-only'

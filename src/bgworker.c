@@ -304,7 +304,6 @@ registry_ready(IdgenWorker *w)
 		w->logged_missing = true;
 		return false;
 	}
-	w->logged_missing = false;
 	return true;
 }
 
@@ -399,6 +398,9 @@ try_acquire(IdgenWorker *w)
 	{
 		flush_audit(w);
 		end_work();
+		/* a registry created just now is usable on the next tick */
+		if (w->pending_count == 0 && !w->logged_missing)
+			w->next_attempt_mono = 0;
 		return;
 	}
 	load_disabled(w);
@@ -562,6 +564,20 @@ renew(IdgenWorker *w)
 		}
 		else
 			queue_audit(w, "fenced", reason);
+
+		/* give back whatever of the block is still ours, marks kept */
+		{
+			Oid			rtypes[5] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT8OID};
+			Datum		rvalues[5];
+
+			rvalues[0] = CStringGetTextDatum(w->owner);
+			rvalues[1] = Int32GetDatum(w->region);
+			rvalues[2] = Int32GetDatum(w->lease.first_worker);
+			rvalues[3] = Int32GetDatum(w->worker_count);
+			rvalues[4] = Int64GetDatum(w->lease.generation);
+			spi_run("SELECT idgen.release_node_lease($1, $2, $3, $4, $5)",
+					5, rtypes, rvalues, SPI_OK_SELECT);
+		}
 		flush_audit(w);
 		end_work();
 	}

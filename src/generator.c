@@ -53,6 +53,7 @@ typedef struct IdgenConfig
 	int64		horizon_ms;		/* last millisecond the time field holds */
 	int64		hw_ms;			/* durable high-water mark, layout ms */
 	int64		valid_until_unix_ms;	/* stop issuing at this wall time */
+	/* the hot path copies only the fields above; the rest is for status */
 	int64		lease_until_unix_ms;
 	int64		generation;
 	int			region;
@@ -266,8 +267,11 @@ idgen_wall_unix_ms(void)
 		idgen_test_clock_offset_ms;
 }
 
+#define IDGEN_HOT_CONFIG_SIZE offsetof(IdgenConfig, lease_until_unix_ms)
+
+/* Copy the first size bytes of the configuration, consistently. */
 static inline void
-idgen_read_config(IdgenConfig *cfg, uint32 *seq_out)
+idgen_read_config_part(IdgenConfig *cfg, Size size, uint32 *seq_out)
 {
 	IdgenShared *sh = idgen_shared;
 
@@ -281,7 +285,7 @@ idgen_read_config(IdgenConfig *cfg, uint32 *seq_out)
 			continue;
 		}
 		pg_read_barrier();
-		*cfg = sh->config;
+		memcpy(cfg, &sh->config, size);
 		pg_read_barrier();
 		if (pg_atomic_read_u32(&sh->config_seq) == seq)
 		{
@@ -289,6 +293,12 @@ idgen_read_config(IdgenConfig *cfg, uint32 *seq_out)
 			return;
 		}
 	}
+}
+
+static inline void
+idgen_read_config(IdgenConfig *cfg, uint32 *seq_out)
+{
+	idgen_read_config_part(cfg, sizeof(IdgenConfig), seq_out);
 }
 
 static IdgenBackendSlot *
@@ -483,7 +493,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 		IdgenReservation res;
 		IdgenTickResult r;
 
-		idgen_read_config(&cfg, &seq);
+		idgen_read_config_part(&cfg, IDGEN_HOT_CONFIG_SIZE, &seq);
 		if (unlikely(cfg.state != IDGEN_STATE_ACTIVE))
 		{
 			/* right after start-up the first lease may be moments away */
@@ -510,6 +520,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 			if (idgen_wait_step(&lease_wait_started, idgen_lease_wait_ms, 10))
 				continue;
 			pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
+			idgen_read_config(&cfg, &seq);
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("idgen worker lease was not renewed in time"),
@@ -536,7 +547,8 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 			/* the compare-and-swap was a full barrier */
 			if (unlikely(pg_atomic_read_u32(&sh->config_seq) != seq))
 				continue;
-			if (unlikely(res.exhausted))
+			/* a batch borrows ahead by design; count only single IDs */
+			if (unlikely(res.exhausted) && count == 1)
 				pg_atomic_fetch_add_u64(&sh->seq_exhaustions, 1);
 			if (wait_started >= 0)
 				pg_atomic_fetch_add_u64(&sh->clock_wait_ms,
