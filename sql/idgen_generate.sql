@@ -5,7 +5,8 @@
 SET timezone = 'UTC';
 
 -- the node is up, with the default identity: region 0, workers 0-15
-SELECT state, reason, region, worker, workers, generation, lease_until,
+SELECT state, reason, region, worker, workers, generation >= 1 AS leased,
+       lease_until > wall_clock AS lease_valid, high_water IS NOT NULL AS has_high_water,
        horizon, wall_clock IS NOT NULL AS has_wall_clock
 FROM idgen_status();
 

@@ -249,13 +249,21 @@ hw_reserve(void)
 	return Max(idgen_max_drift_ms / 2, 50);
 }
 
+/* the newest time the generators have used or asked for */
 static int64
-hw_target(void)
+hw_demand(void)
 {
 	int64		now = idgen_wall_unix_ms();
 	int64		logical = idgen_logical_unix_ms();
+	int64		wanted = idgen_hw_wanted_unix_ms();
 
-	return Max(now, logical) + hw_reserve();
+	return Max(Max(now, logical), wanted);
+}
+
+static int64
+hw_target(void)
+{
+	return hw_demand() + hw_reserve();
 }
 
 static int64
@@ -478,7 +486,7 @@ renewal_due(IdgenWorker *w)
 	int64		now = idgen_wall_unix_ms();
 
 	return w->lease.lease_until_unix_ms - now < idgen_lease_ttl_ms / 2 ||
-		w->lease.hw_unix_ms - Max(now, idgen_logical_unix_ms()) < hw_reserve() / 2;
+		w->lease.hw_unix_ms - hw_demand() < hw_reserve() / 2;
 }
 
 static void

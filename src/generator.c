@@ -77,6 +77,8 @@ typedef struct IdgenShared
 
 	/* written about once a millisecond */
 	pg_atomic_uint64 max_wall_ms;
+	/* latest millisecond (Unix) a generator waited for the high-water mark */
+	pg_atomic_uint64 hw_wanted_unix_ms;
 	char		pad1[PG_CACHE_LINE_SIZE - sizeof(pg_atomic_uint64)];
 
 	/* read on every reservation, rarely written */
@@ -202,6 +204,7 @@ idgen_shmem_startup_hook(void)
 		memset(sh, 0, idgen_shmem_size());
 		pg_atomic_init_u64(&sh->last_tick, 0);
 		pg_atomic_init_u64(&sh->max_wall_ms, 0);
+		pg_atomic_init_u64(&sh->hw_wanted_unix_ms, 0);
 		pg_atomic_init_u32(&sh->config_seq, 0);
 		SpinLockInit(&sh->config_lock);
 		sh->bgworker_procno = -1;
@@ -587,6 +590,14 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 				if (cfg.hw_ms < cfg.horizon_ms)
 				{
 					/* the durable high-water mark is behind: ask for more */
+					uint64		want = (uint64) (now_ms + cfg.epoch_unix_ms +
+												 idgen_max_drift_ms);
+					uint64		wanted = pg_atomic_read_u64(&sh->hw_wanted_unix_ms);
+
+					while (wanted < want &&
+						   !pg_atomic_compare_exchange_u64(&sh->hw_wanted_unix_ms,
+														   &wanted, want))
+						;
 					idgen_wake_bgworker();
 					if (idgen_wait_step(&lease_wait_started, idgen_lease_wait_ms, 5))
 						continue;
@@ -919,6 +930,13 @@ idgen_count_clock_jump(bool forward)
 {
 	pg_atomic_fetch_add_u64(forward ? &idgen_shared->clock_jumps_forward :
 							&idgen_shared->clock_steps_back, 1);
+}
+
+/* the furthest millisecond a generator has asked the mark to cover */
+int64
+idgen_hw_wanted_unix_ms(void)
+{
+	return (int64) pg_atomic_read_u64(&idgen_shared->hw_wanted_unix_ms);
 }
 
 /* the last issued millisecond in Unix ms, or -1 */

@@ -121,6 +121,7 @@ extern void idgen_wake_bgworker(void);
 extern void idgen_count_lease_failure(void);
 extern void idgen_count_clock_jump(bool forward);
 extern int64 idgen_logical_unix_ms(void);
+extern int64 idgen_hw_wanted_unix_ms(void);
 
 /* bgworker.c */
 extern void idgen_register_bgworker(void);

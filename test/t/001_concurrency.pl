@@ -37,9 +37,13 @@ checkpoint_timeout = 30min
 });
 $node->start;
 
+# the background worker creates the extension in its registry database
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_extension WHERE extname = 'idgen'")
+  or die 'the background worker did not create the extension';
+
 $node->safe_psql(
 	'postgres', q{
-CREATE EXTENSION idgen;
 CREATE TABLE ids (
     id idgen PRIMARY KEY DEFAULT idgen_next(),
     pid int NOT NULL DEFAULT pg_backend_pid(),

@@ -27,7 +27,7 @@ is($node->safe_psql('postgres', 'SHOW shared_preload_libraries'),
 $node->safe_psql('postgres', 'CREATE EXTENSION idgen');
 is( $node->safe_psql(
 		'postgres', "SELECT extversion FROM pg_extension WHERE extname = 'idgen'"),
-	'0.1',
+	'0.2',
 	'CREATE EXTENSION idgen works without the preload');
 
 # --- the type and its casts ------------------------------------------------

@@ -1,0 +1,249 @@
+-- privileges.sql - what an ordinary role may and may not do with idgen
+--
+-- idgen_pgtap_user is created here and holds nothing beyond what PUBLIC
+-- holds.  It must be able to generate and decode IDs, read the layouts in
+-- idgen.epoch and look at idgen_status(); it must not be able to lease,
+-- renew, release or fence workers, switch the node off or on, run audits,
+-- call the background worker's internal functions, or read or write the
+-- registry tables.  SECURITY DEFINER functions must pin their search_path.
+--
+-- idgen_pgtap_auditor is granted idgen_check_unique() and nothing else: it
+-- may audit its own tables, but must not gain its owner's rights by it.
+--
+-- Run by test/t/090_pgtap.pl in the registry database; everything,
+-- including the roles, is rolled back.
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+SELECT plan(57);
+
+CREATE ROLE idgen_pgtap_user NOLOGIN;
+CREATE ROLE idgen_pgtap_auditor NOLOGIN;
+GRANT EXECUTE ON FUNCTION idgen_check_unique(regclass, name) TO idgen_pgtap_auditor;
+-- idgen_check_unique() runs as its caller, so an auditor also needs to write the findings
+GRANT INSERT ON idgen.collision, idgen.audit_log TO idgen_pgtap_auditor;
+CREATE SCHEMA idgen_pgtap_probe AUTHORIZATION idgen_pgtap_auditor;
+
+-- ---------------------------------------------------------------------
+-- admin and internal functions: no EXECUTE
+-- ---------------------------------------------------------------------
+
+SELECT function_privs_are('idgen_lease_worker', ARRAY['text', 'interval'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_lease_worker(text, interval)');
+SELECT function_privs_are('idgen_renew_worker', ARRAY['integer', 'integer', 'bigint'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_renew_worker(integer, integer, bigint)');
+SELECT function_privs_are('idgen_release_worker', ARRAY['integer', 'integer', 'bigint'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_release_worker(integer, integer, bigint)');
+SELECT function_privs_are('idgen_fence_worker', ARRAY['integer', 'integer'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_fence_worker(integer, integer)');
+SELECT function_privs_are('idgen_disable', ARRAY['text'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_disable(text)');
+SELECT function_privs_are('idgen_enable', ARRAY[]::name[], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_enable()');
+SELECT function_privs_are('idgen_check_unique', ARRAY['regclass', 'name'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_check_unique(regclass, name)');
+
+-- the internal functions, by name, whatever their argument lists become
+SELECT ok(
+    EXISTS (SELECT FROM pg_proc WHERE pronamespace = 'idgen'::regnamespace AND proname = f.name)
+    AND NOT EXISTS (SELECT FROM pg_proc
+                     WHERE pronamespace = 'idgen'::regnamespace AND proname = f.name
+                       AND has_function_privilege('idgen_pgtap_user', oid, 'EXECUTE')),
+    'an ordinary role cannot execute idgen.' || f.name)
+FROM (VALUES ('acquire_node_lease'), ('renew_node_lease'), ('release_node_lease'),
+             ('set_disabled'), ('wake_worker'), ('audit'), ('lock_registry'),
+             ('require_registry'), ('row_is_free'), ('epoch_append_only')) AS f(name)
+ORDER BY f.name;
+
+-- and every other function in schema idgen, except the harmless readers
+SELECT is_empty(
+    $$SELECT p.oid::regprocedure::text FROM pg_proc AS p
+       WHERE p.pronamespace = 'idgen'::regnamespace
+         AND p.proname NOT IN ('clock', 'node_sysid', 'default_layout')
+         AND has_function_privilege('idgen_pgtap_user', p.oid, 'EXECUTE')$$,
+    'an ordinary role can execute no function in schema idgen but clock, node_sysid and default_layout');
+
+SELECT is_empty(
+    $$SELECT p.oid::regprocedure::text
+        FROM pg_depend AS d
+        JOIN pg_extension AS e ON e.oid = d.refobjid AND e.extname = 'idgen'
+        JOIN pg_proc AS p ON p.oid = d.objid
+       WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND p.prosecdef
+         AND has_function_privilege('idgen_pgtap_user', p.oid, 'EXECUTE')$$,
+    'an ordinary role can execute none of the extension''s SECURITY DEFINER functions');
+
+-- ---------------------------------------------------------------------
+-- generating, decoding and status: EXECUTE for everyone
+-- ---------------------------------------------------------------------
+
+SELECT function_privs_are('idgen_next', ARRAY[]::name[], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_next()');
+SELECT function_privs_are('idgen_next_batch', ARRAY['integer'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_next_batch(integer)');
+SELECT function_privs_are('idgen_decode', ARRAY['idgen'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_decode(idgen)');
+SELECT function_privs_are('idgen_status', ARRAY[]::name[], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_status()');
+SELECT function_privs_are('idgen_timestamp', ARRAY['idgen'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_timestamp(idgen)');
+SELECT function_privs_are('idgen_min_at', ARRAY['timestamp with time zone'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_min_at(timestamptz)');
+SELECT function_privs_are('idgen_max_at', ARRAY['timestamp with time zone'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_max_at(timestamptz)');
+
+-- ---------------------------------------------------------------------
+-- the catalog: only idgen.epoch is readable, nothing is writable
+-- ---------------------------------------------------------------------
+
+SELECT schema_privs_are('idgen', 'idgen_pgtap_user', ARRAY['USAGE'],
+    'an ordinary role may use schema idgen but not create in it');
+SELECT table_privs_are('idgen', 'worker_lease', 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role has no privilege on idgen.worker_lease');
+SELECT table_privs_are('idgen', 'audit_log', 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role has no privilege on idgen.audit_log');
+SELECT table_privs_are('idgen', 'collision', 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role has no privilege on idgen.collision');
+SELECT table_privs_are('idgen', 'node_control', 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role has no privilege on idgen.node_control');
+SELECT table_privs_are('idgen', 'epoch', 'idgen_pgtap_user', ARRAY['SELECT'],
+    'an ordinary role may only SELECT idgen.epoch');
+SELECT is_empty(
+    $$SELECT c.oid::regclass::text FROM pg_class AS c
+       WHERE c.relnamespace = 'idgen'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+         AND c.relname <> 'epoch'
+         AND (has_table_privilege('idgen_pgtap_user', c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
+              OR has_any_column_privilege('idgen_pgtap_user', c.oid, 'SELECT, INSERT, UPDATE, REFERENCES'))$$,
+    'an ordinary role has no privilege on any other relation in schema idgen');
+
+-- ---------------------------------------------------------------------
+-- SECURITY DEFINER and SQL functions pin their search_path
+-- ---------------------------------------------------------------------
+
+SELECT is_empty(
+    $$SELECT p.oid::regprocedure::text
+        FROM pg_depend AS d
+        JOIN pg_extension AS e ON e.oid = d.refobjid AND e.extname = 'idgen'
+        JOIN pg_proc AS p ON p.oid = d.objid
+       WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND p.prosecdef
+         AND NOT EXISTS (SELECT FROM unnest(p.proconfig) AS c WHERE c LIKE 'search\_path=%')$$,
+    'every SECURITY DEFINER function of the extension has SET search_path');
+SELECT is_empty(
+    $$SELECT p.oid::regprocedure::text || ': ' || c
+        FROM pg_depend AS d
+        JOIN pg_extension AS e ON e.oid = d.refobjid AND e.extname = 'idgen'
+        JOIN pg_proc AS p ON p.oid = d.objid
+        CROSS JOIN LATERAL unnest(p.proconfig) AS c
+       WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND p.prosecdef
+         AND c LIKE 'search\_path=%'
+         AND (c ~* '\mpublic\M' OR c LIKE '%$user%' OR c NOT LIKE 'search\_path=pg\_catalog%')$$,
+    'SECURITY DEFINER functions search pg_catalog first and no schema an ordinary role can write');
+SELECT is_empty(
+    $$SELECT p.oid::regprocedure::text
+        FROM pg_depend AS d
+        JOIN pg_extension AS e ON e.oid = d.refobjid AND e.extname = 'idgen'
+        JOIN pg_proc AS p ON p.oid = d.objid
+        JOIN pg_language AS l ON l.oid = p.prolang
+       WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
+         AND l.lanname IN ('sql', 'plpgsql')
+         AND NOT EXISTS (SELECT FROM unnest(p.proconfig) AS c WHERE c LIKE 'search\_path=%')$$,
+    'every SQL and PL/pgSQL function of the extension has SET search_path');
+
+-- ---------------------------------------------------------------------
+-- the same, tried for real as the ordinary role
+-- ---------------------------------------------------------------------
+
+SET LOCAL ROLE idgen_pgtap_user;
+
+SELECT throws_ok($$SELECT idgen_lease_worker('pgtap', '1 minute')$$,
+    '42501', 'permission denied for function idgen_lease_worker',
+    'as an ordinary role: idgen_lease_worker() is refused');
+SELECT throws_ok($$SELECT idgen_fence_worker(0, 0)$$,
+    '42501', 'permission denied for function idgen_fence_worker',
+    'as an ordinary role: idgen_fence_worker() is refused');
+SELECT throws_ok($$SELECT idgen_disable('pgtap')$$,
+    '42501', 'permission denied for function idgen_disable',
+    'as an ordinary role: idgen_disable() is refused');
+SELECT throws_ok($$SELECT idgen_check_unique('idgen.epoch', 'version')$$,
+    '42501', 'permission denied for function idgen_check_unique',
+    'as an ordinary role: idgen_check_unique() is refused');
+SELECT throws_ok($$SELECT idgen.set_disabled(true, 'pgtap')$$,
+    '42501', 'permission denied for function set_disabled',
+    'as an ordinary role: idgen.set_disabled() is refused');
+SELECT throws_ok($$SELECT * FROM idgen.worker_lease$$,
+    '42501', 'permission denied for table worker_lease',
+    'as an ordinary role: reading idgen.worker_lease is refused');
+SELECT throws_ok($$SELECT * FROM idgen.audit_log$$,
+    '42501', 'permission denied for table audit_log',
+    'as an ordinary role: reading idgen.audit_log is refused');
+SELECT throws_ok($$INSERT INTO idgen.worker_lease (region, worker) VALUES (0, 100000)$$,
+    '42501', 'permission denied for table worker_lease',
+    'as an ordinary role: inserting into idgen.worker_lease is refused');
+SELECT throws_ok($$UPDATE idgen.collision SET detail = NULL$$,
+    '42501', 'permission denied for table collision',
+    'as an ordinary role: updating idgen.collision is refused');
+SELECT throws_ok($$DELETE FROM idgen.node_control$$,
+    '42501', 'permission denied for table node_control',
+    'as an ordinary role: deleting from idgen.node_control is refused');
+SELECT throws_ok(
+    $$INSERT INTO idgen.epoch (version, start_time, epoch_start, time_bits, region_bits, worker_bits, seq_bits, horizon)
+      VALUES (99, now(), now(), 41, 3, 7, 12, now())$$,
+    '42501', 'permission denied for table epoch',
+    'as an ordinary role: inserting a layout into idgen.epoch is refused');
+SELECT throws_ok($$SET idgen.test_clock_offset = -1000$$,
+    '42501', 'permission denied to set parameter "idgen.test_clock_offset"',
+    'as an ordinary role: shifting idgen''s clock is refused');
+
+SELECT lives_ok($$SELECT count(*) FROM idgen.epoch$$,
+    'as an ordinary role: idgen.epoch can be read');
+SELECT lives_ok($$SELECT idgen_next()$$,
+    'as an ordinary role: idgen_next() issues an ID');
+SELECT lives_ok($$SELECT count(*) FROM idgen_next_batch(3)$$,
+    'as an ordinary role: idgen_next_batch() issues IDs');
+SELECT lives_ok($$SELECT * FROM idgen_decode(idgen_next())$$,
+    'as an ordinary role: idgen_decode() works');
+SELECT lives_ok($$SELECT idgen_timestamp(idgen_next()), idgen_min_at(now()), idgen_max_at(now())$$,
+    'as an ordinary role: idgen_timestamp(), idgen_min_at() and idgen_max_at() work');
+SELECT lives_ok($$SELECT * FROM idgen_status()$$,
+    'as an ordinary role: idgen_status() works');
+
+RESET ROLE;
+
+-- ---------------------------------------------------------------------
+-- a role granted idgen_check_unique() (and INSERT on the findings tables)
+-- audits its own tables with it ...
+-- ---------------------------------------------------------------------
+
+SET LOCAL ROLE idgen_pgtap_auditor;
+CREATE TABLE idgen_pgtap_probe.t (id bigint);
+INSERT INTO idgen_pgtap_probe.t VALUES (1), (2), (2), (3), (3), (3);
+SELECT is(idgen_check_unique('idgen_pgtap_probe.t', 'id'), 2::bigint,
+    'a role granted idgen_check_unique() can audit its own table: two duplicated values');
+RESET ROLE;
+SELECT is((SELECT count(*) FROM idgen.collision WHERE first_owner = 'idgen_pgtap_probe.t.id'), 2::bigint,
+    'idgen_check_unique() recorded both duplicated values in idgen.collision');
+
+-- ... but must not run the relation's code with its owner's rights.  The
+-- probe raises only when it finds itself running as a superuser.
+SET LOCAL ROLE idgen_pgtap_auditor;
+CREATE FUNCTION idgen_pgtap_probe.probe() RETURNS bigint LANGUAGE plpgsql AS $probe$
+BEGIN
+    IF (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
+        RAISE EXCEPTION 'probe ran as superuser %', current_user;
+    END IF;
+    RETURN 1;
+END
+$probe$;
+CREATE VIEW idgen_pgtap_probe.v AS SELECT idgen_pgtap_probe.probe() AS id;
+DO $probe$
+BEGIN
+    PERFORM idgen_check_unique('idgen_pgtap_probe.v', 'id');
+    PERFORM set_config('idgen_pgtap.probe', 'returned', true);
+EXCEPTION WHEN OTHERS THEN
+    PERFORM set_config('idgen_pgtap.probe', SQLERRM, true);
+END
+$probe$;
+RESET ROLE;
+SELECT unalike(current_setting('idgen_pgtap.probe'), 'probe ran as superuser%',
+    'idgen_check_unique() does not run code of the audited relation as a superuser');
+
+SELECT * FROM finish();
+ROLLBACK;
