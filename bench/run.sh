@@ -68,6 +68,15 @@ as_pg() {
 	fi
 }
 
+# Long steps run in the background and are waited for: a trapped signal
+# interrupts wait at once, where bash would otherwise let a foreground
+# client run to its end (and drop SIGINT entirely if that client exits
+# normally).  Stopping the cluster then ends the client too.
+wait_for() {
+	"$@" &
+	wait "$!"
+}
+
 stop_cluster() {
 	if [ -n "$datadir" ] && [ -f "$datadir/postmaster.pid" ]; then
 		echo "== stopping the cluster (postmaster pid $postmaster_pid, $datadir)"
@@ -151,7 +160,7 @@ CONF
 
 start_cluster
 
-psql_bench -v N="$N" -v N_UUID="$N_UUID" -f "$here/setup.sql"
+wait_for psql_bench -v N="$N" -v N_UUID="$N_UUID" -f "$here/setup.sql"
 
 # the generator must be issuing before anything is timed
 for _ in $(seq 1 50); do
@@ -205,7 +214,7 @@ cat "$work/header.md"
 # ---------------------------------------------------------------------------
 # 2, 3. micro and ahead, one psql session
 # ---------------------------------------------------------------------------
-psql_bench -v ROUNDS="$ROUNDS" -v N="$N" -f "$here/micro.sql"
+wait_for psql_bench -v ROUNDS="$ROUNDS" -v N="$N" -f "$here/micro.sql"
 
 # ---------------------------------------------------------------------------
 # 4. pgbench, interleaved: round r runs the scripts rotated by r - 1 places
@@ -216,7 +225,7 @@ for ((r = 1; r <= PGBENCH_ROUNDS; r++)); do
 	for ((p = 0; p < ${#scripts[@]}; p++)); do
 		s=${scripts[$(((p + r - 1) % ${#scripts[@]}))]}
 		log=$out/pgbench_${s}_$r.log
-		"$bindir/pgbench" -n -c "$PGBENCH_CLIENTS" -j "$PGBENCH_CLIENTS" \
+		wait_for "$bindir/pgbench" -n -c "$PGBENCH_CLIENTS" -j "$PGBENCH_CLIENTS" \
 			-T "$PGBENCH_SECONDS" -M prepared -f "$here/pgbench/$s.sql" \
 			-h "$sockdir" -p "$port" -U postgres bench >"$log" 2>&1 ||
 			{ cat "$log" >&2; exit 1; }
@@ -241,7 +250,8 @@ done
 # ---------------------------------------------------------------------------
 # 5. INSERT comparison, one psql session
 # ---------------------------------------------------------------------------
-psql_bench -v INSERT_ROUNDS="$INSERT_ROUNDS" -v INSERT_ROWS="$INSERT_ROWS" -f "$here/insert.sql"
+wait_for psql_bench -v INSERT_ROUNDS="$INSERT_ROUNDS" -v INSERT_ROWS="$INSERT_ROWS" \
+	-f "$here/insert.sql"
 
 # ---------------------------------------------------------------------------
 # 6. summary and raw numbers
