@@ -114,6 +114,7 @@ typedef struct IdgenShared
 
 static IdgenShared *idgen_shared = NULL;
 static IdgenBackendSlot *my_slot = NULL;
+static bool recovery_over = false;
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -478,7 +479,8 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 	int64		lease_wait_started = -1;
 
 	idgen_require_loaded();
-	if (RecoveryInProgress())
+	/* once out of recovery a backend never goes back: ask only until then */
+	if (unlikely(!recovery_over) && !(recovery_over = !RecoveryInProgress()))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot generate idgen IDs during recovery"),
