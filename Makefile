@@ -1,12 +1,13 @@
 # idgen - PGXS build.  `make demo` and `make test` install what they need.
 
 EXTENSION  = idgen
-EXTVERSION = 0.2
+EXTVERSION = 0.3
 
 MODULE_big = idgen
 OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \
        src/status.o src/admin.o src/bgworker.o \
-       src/layout.o src/tick.o src/idtext.o
+       src/type_idgen128.o \
+       src/layout.o src/tick.o src/idtext.o src/uuid7.o
 DATA = $(wildcard idgen--*.sql)
 PGFILEDESC = "idgen - unique, time-sortable IDs"
 

@@ -42,12 +42,21 @@ idgen_decode(PG_FUNCTION_ARGS)
 
 	idgen_current_layout(&layout);
 	idgen_layout_decompose(&layout, (uint64) id, &fields);
-	values[0] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(fields.ms +
-																  layout.epoch_unix_ms));
-	values[1] = Int32GetDatum((int32) fields.region);
-	values[2] = Int32GetDatum((int32) fields.worker);
-	values[3] = Int32GetDatum((int32) fields.seq);
-	values[4] = Int32GetDatum(IDGEN_FIRST_EPOCH);
+	if (fields.ms + layout.epoch_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
+	{
+		/* a leased range's ID: no time, node or sequence; epoch 0 says so */
+		nulls[0] = nulls[1] = nulls[2] = nulls[3] = true;
+		values[4] = Int32GetDatum(0);
+	}
+	else
+	{
+		values[0] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(fields.ms +
+																	  layout.epoch_unix_ms));
+		values[1] = Int32GetDatum((int32) fields.region);
+		values[2] = Int32GetDatum((int32) fields.worker);
+		values[3] = Int32GetDatum((int32) fields.seq);
+		values[4] = Int32GetDatum(IDGEN_FIRST_EPOCH);
+	}
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -63,6 +72,9 @@ idgen_timestamp(PG_FUNCTION_ARGS)
 
 	idgen_current_layout(&layout);
 	idgen_layout_decompose(&layout, (uint64) id, &fields);
+	/* a leased range's ID carries no time */
+	if (fields.ms + layout.epoch_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
+		PG_RETURN_NULL();
 	PG_RETURN_TIMESTAMPTZ(idgen_unix_ms_to_timestamptz(fields.ms +
 													   layout.epoch_unix_ms));
 }
@@ -116,4 +128,16 @@ idgen_default_layout(PG_FUNCTION_ARGS)
 	values[5] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(layout.epoch_unix_ms +
 																 idgen_layout_max_ms(&layout) + 1));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* idgen.range_space_end(): the lowest ID any node may generate */
+PG_FUNCTION_INFO_V1(idgen_range_space_end);
+Datum
+idgen_range_space_end(PG_FUNCTION_ARGS)
+{
+	IdgenLayout layout;
+
+	idgen_layout_default(&layout);
+	PG_RETURN_INT64((int64) idgen_layout_min_at(&layout,
+												IDGEN_RANGE_SPACE_END_UNIX_MS - layout.epoch_unix_ms));
 }

@@ -518,6 +518,14 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 		idgen_note_wall(seen, now_unix);
 		now_ms = now_unix - cfg.epoch_unix_ms;
 
+		/* time before the range space's end is not ours to generate */
+		if (unlikely(now_unix < IDGEN_RANGE_SPACE_END_UNIX_MS))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("system clock is before 2026-01-01"),
+					 errdetail("IDs of earlier times are reserved for numeric ranges (idgen_lease_range), so idgen does not generate them."),
+					 errhint("Set the system clock correctly.")));
+
 		/* a lease that was not renewed in time is no lease */
 		if (unlikely(now_unix >= cfg.valid_until_unix_ms))
 		{
@@ -563,6 +571,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 			batch->counter_bits = cfg.counter_bits;
 			batch->time_shift = cfg.time_shift;
 			batch->node_bits = cfg.node_bits;
+			batch->epoch_unix_ms = cfg.epoch_unix_ms;
 			return;
 		}
 

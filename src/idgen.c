@@ -18,6 +18,7 @@ int			idgen_test_clock_offset_ms = 0;
 char	   *idgen_database = NULL;
 int			idgen_lease_ttl_ms = 30000;
 int			idgen_lease_wait_ms = 5000;
+int			idgen_request_retention_s = 86400;
 
 /* a block that is not a power of two could not act as one wider counter */
 static bool
@@ -74,6 +75,14 @@ _PG_init(void)
 							&idgen_lease_wait_ms,
 							5000, 0, 600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("idgen.request_retention",
+							"How long a request key returns the same batch of IDs.",
+							NULL,
+							&idgen_request_retention_s,
+							86400, 1, 365 * 86400,
+							PGC_SIGHUP, GUC_UNIT_S,
 							NULL, NULL, NULL);
 
 	if (!process_shared_preload_libraries_in_progress)

@@ -33,6 +33,7 @@ extern int	idgen_test_clock_offset_ms;
 extern char *idgen_database;
 extern int	idgen_lease_ttl_ms;
 extern int	idgen_lease_wait_ms;
+extern int	idgen_request_retention_s;
 
 #define IDGEN_OWNER_LEN 192
 
@@ -50,6 +51,7 @@ typedef struct IdgenBatch
 	int			counter_bits;
 	int			time_shift;
 	uint64		node_bits;
+	int64		epoch_unix_ms;
 } IdgenBatch;
 
 extern int64 idgen_generate_one(void);

@@ -28,6 +28,13 @@
 #define IDGEN_DEFAULT_WORKER_BITS 7
 #define IDGEN_DEFAULT_SEQ_BITS 12
 
+/*
+ * IDs whose time lies before 2026-01-01 are never generated: that part of
+ * the ID space is handed out as numeric ranges (idgen_lease_range), so a
+ * range can never meet a generated ID.
+ */
+#define IDGEN_RANGE_SPACE_END_UNIX_MS INT64_C(1767225600000)
+
 /* fewer time bits than this would run out within about two years */
 #define IDGEN_MIN_TIME_BITS 36
 #define IDGEN_MAX_FIELD_BITS 22
