@@ -47,6 +47,8 @@
 #define IDGEN_TICK_MS 100
 /* how long to wait between attempts to get a lease */
 #define IDGEN_RETRY_MS 1000
+/* how often expired retry keys are cleaned out */
+#define IDGEN_CLEANUP_MS 60000
 /* a wall clock that moves this much against the monotonic clock is audited */
 #define IDGEN_STEP_BACK_MS 20
 #define IDGEN_JUMP_FORWARD_MS 2000
@@ -81,6 +83,7 @@ typedef struct IdgenWorker
 	int			pending_count;
 	bool		logged_missing;
 	int64		local_hw;		/* what the local file says; -1: none */
+	int64		next_cleanup_mono;
 } IdgenWorker;
 
 static volatile sig_atomic_t shutdown_requested = false;
@@ -627,6 +630,33 @@ check_validity(IdgenWorker *w, const char *why)
 				 why ? why : "renewal failed");
 		idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
 	}
+}
+
+/*
+ * Drop retry keys past their retention.  Other databases with the extension
+ * clean theirs a few rows per keyed call (idgen.keyed_batch).
+ */
+static void
+clean_expired(IdgenWorker *w)
+{
+	int64		mono = monotonic_ms();
+
+	if (mono < w->next_cleanup_mono)
+		return;
+	w->next_cleanup_mono = mono + IDGEN_CLEANUP_MS;
+	begin_work("idgen: cleaning expired request keys");
+	spi_run("SELECT pg_catalog.to_regclass('idgen.batch_request') IS NOT NULL",
+			0, NULL, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+
+		if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0],
+									   SPI_tuptable->tupdesc, 1, &isnull)))
+			spi_run("DELETE FROM idgen.batch_request WHERE expires_at < pg_catalog.clock_timestamp()",
+					0, NULL, NULL, SPI_OK_DELETE);
+	}
+	end_work();
 }
 
 static void
