@@ -697,6 +697,8 @@ tick(IdgenWorker *w)
 		flush_audit(w);
 		end_work();
 	}
+	if (w->have_lease)
+		clean_expired(w);
 }
 
 /* generators must not poke the latch of a process that is gone */
