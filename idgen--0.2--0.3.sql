@@ -421,6 +421,7 @@ CREATE TABLE idgen.range_lease (
     leased_at   timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
     updated_at  timestamptz,
     CHECK (range_start >= 1::bigint AND range_end >= range_start),
+    CHECK (range_end < idgen.range_space_end()),
     CHECK (consumed IS NULL OR (consumed >= range_start AND consumed <= range_end)),
     UNIQUE (owner, request_key),
     EXCLUDE USING gist (pg_catalog.int8range(range_start::bigint, range_end::bigint, '[]') WITH &&)
@@ -467,7 +468,7 @@ BEGIN
     END IF;
 
     SELECT coalesce(max(l.range_end::bigint) + 1, 1) INTO next_start FROM idgen.range_lease AS l;
-    IF next_start + count - 1 >= idgen.range_space_end()::bigint THEN
+    IF count > idgen.range_space_end()::bigint - next_start THEN
         RAISE EXCEPTION 'the range space has no room for % more IDs', count
             USING ERRCODE = 'program_limit_exceeded',
                   DETAIL = format('Ranges come from IDs below %s; %s of them are left.',

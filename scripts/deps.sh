@@ -12,6 +12,11 @@ packages=(
 	gnuplot-nox
 )
 
+# node-postgres round trips need node and npm; use the machine's if it has them
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	packages+=(nodejs npm)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -36,4 +41,6 @@ mkdir -p /etc/postgresql-common
 if [ ! -f /etc/postgresql-common/createcluster.conf ] || ! grep -q '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
 	echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
 fi
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+apt-get install -y -qq --no-install-recommends \
+	-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+	"${missing[@]}"

@@ -11,6 +11,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 PG_CONFIG=${PG_CONFIG:-$(command -v /usr/lib/postgresql/15/bin/pg_config || command -v pg_config)}
 export PG_CONFIG
 run_as=${IDGEN_TEST_USER:-postgres}
+# make test installs the client libraries (scripts/deps.sh), so their
+# round-trip tests must run, not skip
+export IDGEN_REQUIRE_CLIENTS=${IDGEN_REQUIRE_CLIENTS:-1}
 
 passed=0
 failed=0
@@ -33,7 +36,7 @@ layer() {
 
 as_tester() {
 	if [ "$(id -u)" -eq 0 ]; then
-		runuser -u "$run_as" -- env PATH="$PATH" PG_CONFIG="$PG_CONFIG" "$@"
+		runuser -u "$run_as" -- env PATH="$PATH" PG_CONFIG="$PG_CONFIG" IDGEN_REQUIRE_CLIENTS="$IDGEN_REQUIRE_CLIENTS" "$@"
 	else
 		"$@"
 	fi

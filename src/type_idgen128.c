@@ -20,15 +20,27 @@
 /* layout epoch number written into IDs of the built-in layout */
 #define IDGEN128_EPOCH 1
 
+static const char *
+variant_name(uint8 byte8)
+{
+	if ((byte8 & 0x80) == 0)
+		return "0 (NCS)";
+	if ((byte8 & 0xC0) == 0x80)
+		return "10 (RFC 9562)";
+	if ((byte8 & 0xE0) == 0xC0)
+		return "110 (Microsoft)";
+	return "111 (reserved)";
+}
+
 static void
-check_v7(const uint8 *bytes, const char *shown)
+check_v7(const uint8 *bytes, const char *shown, int sqlstate, const char *what)
 {
 	if (!idgen_uuid7_is_v7(bytes))
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type idgen128: \"%s\"", shown),
-				 errdetail("An idgen128 is a UUIDv7 (version 7, variant 10); this value has version %d.",
-						   bytes[6] >> 4)));
+				(errcode(sqlstate),
+				 errmsg("%s for type idgen128: \"%s\"", what, shown),
+				 errdetail("An idgen128 is a UUIDv7 (version 7, variant 10); this value has version %d and variant %s.",
+						   bytes[6] >> 4, variant_name(bytes[8]))));
 }
 
 /* idgen128_in: uuid's spellings, but only a version 7 / variant 10 value */
@@ -44,7 +56,8 @@ idgen128_in(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type idgen128: \"%s\"", text),
 				 errdetail("An idgen128 is written as a UUID: 32 hexadecimal digits, optionally with hyphens and braces.")));
-	check_v7(uuid->data, text);
+	check_v7(uuid->data, text, ERRCODE_INVALID_TEXT_REPRESENTATION,
+			 "invalid input syntax");
 	PG_RETURN_UUID_P(uuid);
 }
 
@@ -80,10 +93,8 @@ idgen128_recv(PG_FUNCTION_ARGS)
 	if (!idgen_uuid7_is_v7(uuid->data))
 	{
 		idgen_format_uuid(uuid->data, shown);
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("invalid binary value for type idgen128: \"%s\"", shown),
-				 errdetail("An idgen128 is a UUIDv7 (version 7, variant 10).")));
+		check_v7(uuid->data, shown, ERRCODE_INVALID_BINARY_REPRESENTATION,
+				 "invalid binary value");
 	}
 	PG_RETURN_UUID_P(uuid);
 }
@@ -99,7 +110,11 @@ idgen128_from_uuid(PG_FUNCTION_ARGS)
 	if (!idgen_uuid7_is_v7(in->data))
 	{
 		idgen_format_uuid(in->data, shown);
-		check_v7(in->data, shown);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("uuid \"%s\" is not a UUIDv7, so it cannot be cast to idgen128", shown),
+				 errdetail("It has version %d and variant %s; an idgen128 has version 7 and variant 10.",
+						   in->data[6] >> 4, variant_name(in->data[8]))));
 	}
 	PG_RETURN_UUID_P(in);
 }
