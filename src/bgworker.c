@@ -49,6 +49,8 @@
 #define IDGEN_RETRY_MS 1000
 /* how often expired retry keys are cleaned out */
 #define IDGEN_CLEANUP_MS 60000
+/* how often the horizon warning repeats */
+#define IDGEN_HORIZON_EVERY_MS (24 * 3600 * 1000)
 /* a wall clock that moves this much against the monotonic clock is audited */
 #define IDGEN_STEP_BACK_MS 20
 #define IDGEN_JUMP_FORWARD_MS 2000
@@ -84,6 +86,7 @@ typedef struct IdgenWorker
 	bool		logged_missing;
 	int64		local_hw;		/* what the local file says; -1: none */
 	int64		next_cleanup_mono;
+	int64		next_horizon_mono;
 } IdgenWorker;
 
 static volatile sig_atomic_t shutdown_requested = false;
@@ -659,6 +662,29 @@ clean_expired(IdgenWorker *w)
 	end_work();
 }
 
+/* Once a day, say so when the layout's time field runs out soon. */
+static void
+check_horizon(IdgenWorker *w)
+{
+	int64		mono = monotonic_ms();
+	int64		left_ms;
+	char		detail[200];
+
+	if (mono < w->next_horizon_mono)
+		return;
+	w->next_horizon_mono = mono + IDGEN_HORIZON_EVERY_MS;
+	left_ms = idgen_horizon_unix_ms() - idgen_wall_unix_ms();
+	if (left_ms >= (int64) idgen_horizon_warning_min * 60000)
+		return;
+	snprintf(detail, sizeof(detail),
+			 "the time field of the current layout runs out in %lld days; past it the node refuses to issue IDs",
+			 (long long) (left_ms / 86400000));
+	ereport(WARNING,
+			(errmsg("idgen: %s", detail),
+			 errhint("Schedule a new layout with idgen_schedule_layout().")));
+	queue_audit(w, "horizon_warning", detail);
+}
+
 static void
 tick(IdgenWorker *w)
 {
@@ -666,6 +692,7 @@ tick(IdgenWorker *w)
 	int64		mono = monotonic_ms();
 
 	watch_clock(w);
+	check_horizon(w);
 
 	if (state == IDGEN_STATE_FENCED)
 	{

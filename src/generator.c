@@ -268,7 +268,7 @@ idgen_wall_unix_ms(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
-		idgen_test_clock_offset_ms;
+		idgen_clock_offset_total_ms;
 }
 
 #define IDGEN_HOT_CONFIG_SIZE offsetof(IdgenConfig, lease_until_unix_ms)
@@ -941,6 +941,13 @@ idgen_count_clock_jump(bool forward)
 {
 	pg_atomic_fetch_add_u64(forward ? &idgen_shared->clock_jumps_forward :
 							&idgen_shared->clock_steps_back, 1);
+}
+
+/* the first Unix millisecond the current layout cannot hold */
+int64
+idgen_horizon_unix_ms(void)
+{
+	return idgen_shared->config.horizon_ms + 1 + idgen_shared->config.epoch_unix_ms;
 }
 
 /* the furthest millisecond a generator has asked the mark to cover */

@@ -15,10 +15,28 @@ int			idgen_workers_per_node = 16;
 int			idgen_max_drift_ms = 1000;
 int			idgen_max_clock_wait_ms = 200;
 int			idgen_test_clock_offset_ms = 0;
+int			idgen_test_clock_offset_days = 0;
+int64		idgen_clock_offset_total_ms = 0;
+int			idgen_horizon_warning_min = 1825 * 24 * 60;
 char	   *idgen_database = NULL;
 int			idgen_lease_ttl_ms = 30000;
 int			idgen_lease_wait_ms = 5000;
 int			idgen_request_retention_s = 86400;
+
+/* the two test offsets add up to one number, read on the hot path */
+static void
+assign_offset_ms(int newval, void *extra)
+{
+	idgen_clock_offset_total_ms = (int64) newval +
+		(int64) idgen_test_clock_offset_days * 86400000;
+}
+
+static void
+assign_offset_days(int newval, void *extra)
+{
+	idgen_clock_offset_total_ms = (int64) idgen_test_clock_offset_ms +
+		(int64) newval * 86400000;
+}
 
 /* a block that is not a power of two could not act as one wider counter */
 static bool
@@ -60,6 +78,20 @@ _PG_init(void)
 							&idgen_test_clock_offset_ms,
 							0, -86400 * 1000, 86400 * 1000,
 							PGC_SUSET, GUC_UNIT_MS | GUC_NOT_IN_SAMPLE,
+							NULL, assign_offset_ms, NULL);
+	DefineCustomIntVariable("idgen.test_clock_offset_days",
+							"Shifts the clock idgen reads by whole days, for testing the horizon.",
+							"Superuser only; never set it in production: IDs issued under it stay issued.",
+							&idgen_test_clock_offset_days,
+							0, -36500, 36500,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							NULL, assign_offset_days, NULL);
+	DefineCustomIntVariable("idgen.horizon_warning",
+							"Warn this long before the layout's time field runs out.",
+							NULL,
+							&idgen_horizon_warning_min,
+							1825 * 24 * 60, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MIN,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("idgen.lease_ttl",

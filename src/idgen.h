@@ -30,6 +30,9 @@ extern int	idgen_workers_per_node;
 extern int	idgen_max_drift_ms;
 extern int	idgen_max_clock_wait_ms;
 extern int	idgen_test_clock_offset_ms;
+extern int	idgen_test_clock_offset_days;
+extern int64 idgen_clock_offset_total_ms;
+extern int	idgen_horizon_warning_min;
 extern char *idgen_database;
 extern int	idgen_lease_ttl_ms;
 extern int	idgen_lease_wait_ms;
@@ -124,6 +127,7 @@ extern void idgen_count_lease_failure(void);
 extern void idgen_count_clock_jump(bool forward);
 extern int64 idgen_logical_unix_ms(void);
 extern int64 idgen_hw_wanted_unix_ms(void);
+extern int64 idgen_horizon_unix_ms(void);
 
 /* bgworker.c */
 extern void idgen_register_bgworker(void);
