@@ -526,6 +526,18 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 					 errdetail("IDs of earlier times are reserved for numeric ranges (idgen_lease_range), so idgen does not generate them."),
 					 errhint("Set the system clock correctly.")));
 
+		/* past the layout's horizon the time field would wrap: never */
+		if (unlikely(now_ms > cfg.horizon_ms))
+		{
+			pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("idgen time field is exhausted"),
+					 errdetail("The current layout's time field ends at %lld ms after its epoch; IDs past it would wrap.",
+							   (long long) cfg.horizon_ms),
+					 errhint("Schedule a new layout with idgen_schedule_layout().")));
+		}
+
 		/* a lease that was not renewed in time is no lease */
 		if (unlikely(now_unix >= cfg.valid_until_unix_ms))
 		{
