@@ -453,6 +453,18 @@ idgen_wait_step(int64 *started, int budget_ms, int64 sleep_ms)
 }
 
 static void
+idgen_refuse_horizon(int64 horizon_ms)
+{
+	pg_atomic_fetch_add_u64(&idgen_shared->clock_refusals, 1);
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("idgen time field is exhausted"),
+			 errdetail("The current layout's time field ends at %lld ms after its epoch; IDs past it would wrap.",
+					   (long long) horizon_ms),
+			 errhint("Schedule a new layout with idgen_schedule_layout().")));
+}
+
+static void
 idgen_refuse_clock(int64 behind_ms, int waited_ms)
 {
 	pg_atomic_fetch_add_u64(&idgen_shared->clock_refusals, 1);
@@ -529,13 +541,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 		/* past the layout's horizon the time field would wrap: never */
 		if (unlikely(now_ms > cfg.horizon_ms))
 		{
-			pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("idgen time field is exhausted"),
-					 errdetail("The current layout's time field ends at %lld ms after its epoch; IDs past it would wrap.",
-							   (long long) cfg.horizon_ms),
-					 errhint("Schedule a new layout with idgen_schedule_layout().")));
+			idgen_refuse_horizon(cfg.horizon_ms);
 		}
 
 		/* a lease that was not renewed in time is no lease */
@@ -633,13 +639,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 							 errhint("Check the idgen background worker and database \"%s\" (idgen.database) in the server log.",
 									 idgen_database)));
 				}
-				pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("idgen time field is exhausted"),
-						 errdetail("The current layout's time field ends at %lld ms after its epoch; IDs past it would wrap.",
-								   (long long) cfg.horizon_ms),
-						 errhint("Schedule a new layout with idgen_schedule_layout().")));
+				idgen_refuse_horizon(cfg.horizon_ms);
 				break;
 			case IDGEN_TICK_CLOCK_BEHIND:
 				{
