@@ -681,7 +681,7 @@ check_horizon(IdgenWorker *w)
 			 (long long) (left_ms / 86400000));
 	ereport(WARNING,
 			(errmsg("idgen: %s", detail),
-			 errhint("Schedule a new layout with idgen_schedule_layout().")));
+			 errhint("IDs need a layout with a later horizon; until then this node cannot issue.")));
 	queue_audit(w, "horizon_warning", detail);
 }
 

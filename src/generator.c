@@ -461,7 +461,7 @@ idgen_refuse_horizon(int64 horizon_ms)
 			 errmsg("idgen time field is exhausted"),
 			 errdetail("The current layout's time field ends at %lld ms after its epoch; IDs past it would wrap.",
 					   (long long) horizon_ms),
-			 errhint("Schedule a new layout with idgen_schedule_layout().")));
+			 errhint("IDs need a layout with a later horizon; until then this node cannot issue.")));
 }
 
 static void
