@@ -342,7 +342,7 @@ BEGIN
     DELETE FROM idgen.batch_request AS b
     WHERE b.ctid = ANY (ARRAY(SELECT x.ctid FROM idgen.batch_request AS x
                               WHERE x.expires_at < pg_catalog.clock_timestamp()
-                              LIMIT 16));
+                              LIMIT 16 FOR UPDATE SKIP LOCKED));
 
     LOOP
         now := pg_catalog.clock_timestamp();
@@ -374,7 +374,13 @@ BEGIN
             VALUES (session_user, p_key, p_width, p_count, ids, ids128, now + idgen.request_retention());
             RETURN;
         EXCEPTION WHEN unique_violation THEN
-            -- someone else stored this key meanwhile: read theirs
+            -- someone else stored this key meanwhile: read theirs, which only
+            -- a READ COMMITTED snapshot taken from now on can see
+            IF current_setting('transaction_isolation') <> 'read committed' THEN
+                RAISE EXCEPTION 'request key "%" was stored by a concurrent transaction', p_key
+                    USING ERRCODE = 'serialization_failure',
+                          HINT = 'Retry the transaction.';
+            END IF;
             ids := NULL;
             ids128 := NULL;
         END;

@@ -81,7 +81,10 @@ SELECT state, clock_refusals - :refusals_0 AS refusals_added,
        drift_ms > 1000 AS logical_clock_far_ahead
 FROM idgen_status();
 -- decoding and the types still work while generation is refused
-SELECT idgen_timestamp('4194304') AS one_ms_after_epoch, '42'::idgen = 42 AS types_work;
+-- (132271570948194304 = 31536000001 << 22: 1 ms into 2026, where the IDs a
+-- node generates begin; 4194304, 1 ms into 2025, is a range-space ID)
+SELECT idgen_timestamp('132271570948194304'::idgen) AS one_ms_after_2026,
+       (idgen_decode('4194304'::idgen)).epoch AS range_space_epoch, '42'::idgen = 42 AS types_work;
 
 -- the clock is right again: the node issues, above everything before
 RESET idgen.test_clock_offset;

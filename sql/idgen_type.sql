@@ -365,41 +365,81 @@ DROP TABLE idgen_idx;
 --
 -- Decoding constructed IDs
 -- layout: 41-bit ms since 2025-01-01 UTC | 3-bit region | 7-bit worker | 12-bit seq
+-- The IDs of times before 2026-01-01 (ms < 31536000000) are the range space
+-- of idgen_lease_range(): no node generates them, so they decode to no time,
+-- node or sequence.  The IDs built here lie at or after 2026-01-01; the range
+-- space has a block of its own below.
 --
-SELECT * FROM idgen_decode('0');
-SELECT * FROM idgen_decode('9223372036854775807');
--- ms 1000, region 5, worker 100, seq 4000:
--- 1000 << 22 | 5 << 19 | 100 << 12 | 4000 = 4197339040
-SELECT * FROM idgen_decode('4197339040');
-SELECT ((1000::bigint << 22) | (5 << 19) | (100 << 12) | 4000) = 4197339040 AS layout_arithmetic;
-SELECT idgen_timestamp('4197339040'), idgen_timestamp('0'),
-       idgen_timestamp('9223372036854775807');
--- one field at a time
-SELECT label, (idgen_decode(v::idgen)).*
-FROM (VALUES ('seq 1', '1'), ('seq 4095', '4095'), ('worker 1', '4096'),
-             ('worker 127', '520192'), ('region 1', '524288'), ('region 7', '3670016'),
-             ('ms 1', '4194304'), ('ms 1234', '5175771136')) AS t(label, v);
+-- the first ID outside the range space: ms 31536000000 (2026-01-01), all else 0
+SELECT 31536000000::bigint << 22 AS first_id_of_2026,
+       (31536000000::bigint << 22) = idgen.range_space_end()::bigint AS is_range_space_end,
+       (31536000000::bigint << 22) = idgen_min_at('2026-01-01 00:00:00+00')::bigint AS is_min_at_2026;
+SELECT * FROM idgen_decode('132271570944000000'::idgen);
+SELECT * FROM idgen_decode('9223372036854775807'::idgen);
+-- ms 31536001000 (2026-01-01 00:00:01), region 5, worker 100, seq 4000:
+-- 31536001000 << 22 | 5 << 19 | 100 << 12 | 4000 = 132271575141339040
+SELECT * FROM idgen_decode('132271575141339040'::idgen);
+SELECT ((31536001000::bigint << 22) | (5 << 19) | (100 << 12) | 4000) = 132271575141339040 AS layout_arithmetic;
+SELECT idgen_timestamp('132271575141339040'::idgen), idgen_timestamp('132271570944000000'::idgen),
+       idgen_timestamp('9223372036854775807'::idgen);
+-- one field at a time, on top of the first ID of 2026
+SELECT label, (idgen_decode((132271570944000000 + v)::idgen)).*
+FROM (VALUES ('seq 1', 1), ('seq 4095', 4095), ('worker 1', 4096),
+             ('worker 127', 520192), ('region 1', 524288), ('region 7', 3670016),
+             ('ms 1', 4194304), ('ms 1234', 5175771136)) AS t(label, v);
 -- compose from fields, decode, and get the same fields back
 CREATE TABLE idgen_fields AS
 SELECT ms, region, worker, seq,
        ((ms << 22) | (region::bigint << 19) | (worker::bigint << 12) | seq)::idgen AS id
-FROM (VALUES (0::bigint, 0, 0, 0), (1, 1, 1, 1), (86400000, 3, 64, 2048),
-             (31536000000, 7, 127, 4095), (1234567890123, 2, 17, 99),
+FROM (VALUES (31536000000::bigint, 0, 0, 0), (31536000001, 1, 1, 1), (31622400000, 3, 64, 2048),
+             (63072000000, 7, 127, 4095), (1234567890123, 2, 17, 99),
              (2199023255551, 7, 127, 4095), (2199023255551, 0, 0, 0)) AS f(ms, region, worker, seq);
-SELECT count(*) AS mismatches
-FROM idgen_fields f, idgen_decode(f.id) d
-WHERE d.region <> f.region OR d.worker <> f.worker OR d.seq <> f.seq OR d.epoch <> 1
-   OR d.ts <> '2025-01-01 00:00:00+00'::timestamptz + f.ms * interval '1 millisecond'
-   OR idgen_timestamp(f.id) <> d.ts;
--- the same over many IDs spread across the whole range
-SELECT count(*) AS mismatches
-FROM (SELECT g, ((g::bigint * 1000000007) % 2199023255552) AS ms,
-             g % 8 AS region, (g * 31) % 128 AS worker, (g * 977) % 4096 AS seq
-      FROM generate_series(0, 9999) g) f,
-     LATERAL idgen_decode(((f.ms << 22) | (f.region::bigint << 19) | (f.worker::bigint << 12) | f.seq)::idgen) d
-WHERE d.region <> f.region OR d.worker <> f.worker OR d.seq <> f.seq OR d.epoch <> 1
-   OR d.ts <> '2025-01-01 00:00:00+00'::timestamptz + f.ms * interval '1 millisecond';
+SELECT count(*) AS ids,
+       count(*) FILTER (WHERE d.region <> f.region OR d.worker <> f.worker OR d.seq <> f.seq
+                           OR d.epoch <> 1
+                           OR d.ts <> '2025-01-01 00:00:00+00'::timestamptz + f.ms * interval '1 millisecond'
+                           OR idgen_timestamp(f.id) <> d.ts
+                           OR d IS NULL OR d.ts IS NULL) AS mismatches
+FROM idgen_fields f, idgen_decode(f.id) d;
 DROP TABLE idgen_fields;
+-- the same over many IDs spread across the whole range: those of times
+-- before 2026 decode as range-space IDs, the others to their fields
+SELECT count(*) FILTER (WHERE f.ms < 31536000000) AS range_space_ids,
+       count(*) FILTER (WHERE f.ms >= 31536000000) AS generator_space_ids,
+       count(*) FILTER (WHERE (d.ts, d.region, d.worker, d.seq, d.epoch) IS DISTINCT FROM
+                              (CASE WHEN f.ms < 31536000000 THEN (NULL::timestamptz, NULL::integer, NULL::integer,
+                                                                  NULL::integer, 0)
+                                    ELSE ('2025-01-01 00:00:00+00'::timestamptz + f.ms * interval '1 millisecond',
+                                          f.region, f.worker, f.seq, 1) END)
+                           OR idgen_timestamp(f.id) IS DISTINCT FROM d.ts) AS mismatches
+FROM (SELECT g, ms, region, worker, seq,
+             ((ms << 22) | (region::bigint << 19) | (worker::bigint << 12) | seq)::idgen AS id
+      FROM (SELECT g, ((g::bigint * 1000000007) % 2199023255552) AS ms,
+                   g % 8 AS region, (g * 31) % 128 AS worker, (g * 977) % 4096 AS seq
+            FROM generate_series(0, 9999) g) s) f,
+     LATERAL idgen_decode(f.id) d;
+
+--
+-- Range-space IDs: below idgen.range_space_end(), the IDs of times before
+-- 2026-01-01, which idgen_lease_range() hands out as numeric blocks.  They
+-- decode with epoch 0 and no time, region, worker or sequence.
+--
+SELECT label, v, (idgen_decode(v::idgen)).*, idgen_timestamp(v::idgen) AS ts_of_id
+FROM (VALUES ('zero', '0'), ('one', '1'), ('seq 4095 of ms 0', '4095'), ('worker 1 of ms 0', '4096'),
+             ('region 7 of ms 0', '3670016'), ('ms 1', '4194304'),
+             ('ms 1000, region 5, worker 100, seq 4000', '4197339040'),
+             ('ms 1234', '5175771136'),
+             ('last ID of 2025', '132271570943999999')) AS t(label, v);
+-- the boundary, from both sides
+SELECT (idgen_decode((idgen.range_space_end()::bigint - 1)::idgen)).epoch AS epoch_below,
+       idgen_timestamp((idgen.range_space_end()::bigint - 1)::idgen) AS ts_below,
+       (idgen_decode(idgen.range_space_end())).epoch AS epoch_at,
+       idgen_timestamp(idgen.range_space_end()) AS ts_at;
+-- idgen_min_at / idgen_max_at still bound the IDs of a millisecond of 2025,
+-- which are range-space IDs
+SELECT idgen_min_at('2025-06-01 00:00:00+00') AS min_at, idgen_max_at('2025-06-01 00:00:00+00') AS max_at,
+       idgen_max_at('2025-06-01 00:00:00+00') < idgen.range_space_end() AS below_range_space_end,
+       (idgen_decode(idgen_min_at('2025-06-01 00:00:00+00'))).epoch AS min_at_epoch;
 
 --
 -- idgen_min_at / idgen_max_at
@@ -426,21 +466,26 @@ FROM (VALUES ('-infinity'::timestamptz),
              ('infinity')) AS v(t);
 -- the bounds of one millisecond hold every ID of it and nothing else:
 -- min_at(t) <= id <= max_at(t) for each ID whose time is t, the bounds
--- decode to t, and consecutive milliseconds abut
-SELECT count(*) AS violations
+-- decode to t (to no time before 2026: range space), and consecutive
+-- milliseconds abut
+SELECT count(*) AS ms_tried, count(*) FILTER (WHERE s.ms < 31536000000) AS range_space_ms,
+       count(*) FILTER (WHERE
+           NOT (b.lo <= i.id AND i.id <= b.hi)
+           OR idgen_timestamp(b.lo) IS DISTINCT FROM m.ts_of_ids
+           OR idgen_timestamp(b.hi) IS DISTINCT FROM m.ts_of_ids
+           OR idgen_timestamp(i.id) IS DISTINCT FROM m.ts_of_ids
+           OR (s.ms < 2199023255551 AND b.hi::bigint + 1 <> idgen_min_at(m.t + interval '1 millisecond')::bigint)
+           OR (s.ms > 0 AND idgen_max_at(m.t - interval '1 millisecond')::bigint + 1 <> b.lo::bigint)
+           OR idgen_min_at(m.t + interval '999 microseconds') <> b.lo
+           OR idgen_max_at(m.t + interval '999 microseconds') <> b.hi) AS violations
 FROM (SELECT g, g::bigint * 1099511627 % 2199023255552 AS ms
       FROM generate_series(0, 2000) g) s,
-     LATERAL (SELECT '2025-01-01 00:00:00+00'::timestamptz + s.ms * interval '1 millisecond' AS t) m,
+     LATERAL (SELECT '2025-01-01 00:00:00+00'::timestamptz + s.ms * interval '1 millisecond' AS t) m0,
+     -- the time idgen_timestamp() gives the IDs of t: none before 2026 (range space)
+     LATERAL (SELECT m0.t, CASE WHEN m0.t >= '2026-01-01 00:00:00+00' THEN m0.t END AS ts_of_ids) m,
      LATERAL (SELECT idgen_min_at(m.t) AS lo, idgen_max_at(m.t) AS hi) b,
      LATERAL (SELECT ((s.ms << 22) | ((s.g % 8)::bigint << 19) | ((s.g % 128)::bigint << 12)
-                      | (s.g % 4096))::idgen AS id) i
-WHERE NOT (b.lo <= i.id AND i.id <= b.hi)
-   OR idgen_timestamp(b.lo) <> m.t OR idgen_timestamp(b.hi) <> m.t
-   OR idgen_timestamp(i.id) <> m.t
-   OR (s.ms < 2199023255551 AND b.hi::bigint + 1 <> idgen_min_at(m.t + interval '1 millisecond')::bigint)
-   OR (s.ms > 0 AND idgen_max_at(m.t - interval '1 millisecond')::bigint + 1 <> b.lo::bigint)
-   OR idgen_min_at(m.t + interval '999 microseconds') <> b.lo
-   OR idgen_max_at(m.t + interval '999 microseconds') <> b.hi;
+                      | (s.g % 4096))::idgen AS id) i;
 -- the whole range: from -infinity to infinity covers every value
 SELECT idgen_min_at('-infinity') = '0'::idgen AS from_zero,
        idgen_max_at('infinity') = '9223372036854775807'::idgen AS to_max;

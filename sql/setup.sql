@@ -22,7 +22,9 @@ WHERE d.refclassid = 'pg_extension'::regclass
 GROUP BY d.classid
 ORDER BY d.classid::regclass::text COLLATE "C";
 
--- the SQL surface of 0.1 by name, so a renamed or dropped function shows up
+-- the SQL surface by name, so a renamed or dropped function shows up (the
+-- functions behind the comparison operators of idgen and idgen128 are
+-- left out: idgen_type and idgen128 test those operators)
 SELECT p.oid::regprocedure AS function, p.provolatile AS volatility,
        p.proisstrict AS strict, p.proparallel AS parallel
 FROM pg_proc p
@@ -31,11 +33,14 @@ WHERE d.refclassid = 'pg_extension'::regclass
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'idgen')
   AND d.deptype = 'e'
   AND p.proname !~ '^(idgen|bigint|integer)_(eq|ne|lt|le|gt|ge|cmp)(_(idgen|bigint|integer))?$'
+  AND p.proname !~ '^(idgen128|uuid)_(eq|ne|lt|le|gt|ge|cmp)(_(idgen128|uuid))?$'
 ORDER BY p.oid::regprocedure::text COLLATE "C";
 
--- the type: 8 bytes, passed by value, int8's alignment and storage
+-- the types: idgen is 8 bytes, passed by value, with int8's alignment and
+-- storage; idgen128 is stored exactly like uuid
 SELECT typname, typlen, typbyval, typalign, typstorage, typcategory, typarray <> 0 AS has_array
-FROM pg_type WHERE oid = 'idgen'::regtype;
+FROM pg_type WHERE oid IN ('idgen'::regtype, 'idgen128'::regtype, 'uuid'::regtype)
+ORDER BY typname COLLATE "C";
 
 -- the catalog: epoch 1 is the built-in layout
 -- 41-bit ms since 2025-01-01 UTC | 3-bit region | 7-bit worker | 12-bit seq
@@ -47,9 +52,14 @@ SELECT * FROM idgen.default_layout();
 SELECT horizon = epoch_start + (2::numeric ^ 41 / 1000) * interval '1 second' AS horizon_is_2_pow_41_ms
 FROM idgen.default_layout();
 
--- pg_dump keeps layouts added after installation
-SELECT extconfig::regclass[] AS config_tables, extcondition
-FROM pg_extension WHERE extname = 'idgen';
+-- pg_dump keeps layouts added after installation, the registry tables, the
+-- leased ranges and their fencing counter; not idgen.batch_request, whose
+-- rows live for idgen.request_retention only
+SELECT u.config::regclass AS config_table, c.relkind, u.condition
+FROM pg_extension e, unnest(e.extconfig, e.extcondition) WITH ORDINALITY AS u(config, condition, n)
+JOIN pg_class c ON c.oid = u.config
+WHERE e.extname = 'idgen'
+ORDER BY u.n;
 
 -- idgen.epoch is append-only, and PUBLIC may only read it
 UPDATE idgen.epoch SET seq_bits = seq_bits WHERE version = 1;

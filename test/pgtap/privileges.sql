@@ -1,11 +1,15 @@
 -- privileges.sql - what an ordinary role may and may not do with idgen
 --
 -- idgen_pgtap_user is created here and holds nothing beyond what PUBLIC
--- holds.  It must be able to generate and decode IDs, read the layouts in
--- idgen.epoch and look at idgen_status(); it must not be able to lease,
--- renew, release or fence workers, switch the node off or on, run audits,
--- call the background worker's internal functions, or read or write the
--- registry tables.  SECURITY DEFINER functions must pin their search_path.
+-- holds.  It must be able to generate and decode IDs of both widths, ask
+-- for keyed (retry-safe) batches, read the layouts in idgen.epoch and look
+-- at idgen_status(); it must not be able to lease, renew, release or fence
+-- workers, lease numeric ranges or report their use, switch the node off
+-- or on, run audits, call the background worker's internal functions, or
+-- read or write the registry tables, the stored keyed batches or the range
+-- leases.  The one SECURITY DEFINER function it may call is
+-- idgen.keyed_batch(), which only ever touches the caller's own batches.
+-- SECURITY DEFINER functions must pin their search_path.
 --
 -- idgen_pgtap_auditor is granted idgen_check_unique() and nothing else: it
 -- may audit its own tables, but must not gain its owner's rights by it.
@@ -14,7 +18,7 @@
 -- including the roles, is rolled back.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(57);
+SELECT plan(83);
 
 CREATE ROLE idgen_pgtap_user NOLOGIN;
 CREATE ROLE idgen_pgtap_auditor NOLOGIN;
@@ -41,6 +45,10 @@ SELECT function_privs_are('idgen_enable', ARRAY[]::name[], 'idgen_pgtap_user', A
     'an ordinary role cannot execute idgen_enable()');
 SELECT function_privs_are('idgen_check_unique', ARRAY['regclass', 'name'], 'idgen_pgtap_user', ARRAY[]::name[],
     'an ordinary role cannot execute idgen_check_unique(regclass, name)');
+SELECT function_privs_are('idgen_lease_range', ARRAY['text', 'bigint', 'text'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_lease_range(text, bigint, text)');
+SELECT function_privs_are('idgen_range_consumed', ARRAY['idgen', 'idgen'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_range_consumed(idgen, idgen)');
 
 -- the internal functions, by name, whatever their argument lists become
 SELECT ok(
@@ -55,12 +63,16 @@ FROM (VALUES ('acquire_node_lease'), ('renew_node_lease'), ('release_node_lease'
 ORDER BY f.name;
 
 -- and every other function in schema idgen, except the harmless readers
+-- and keyed_batch, which the keyed idgen_next_batch() and
+-- idgen_next128_batch() call as their caller
 SELECT is_empty(
     $$SELECT p.oid::regprocedure::text FROM pg_proc AS p
        WHERE p.pronamespace = 'idgen'::regnamespace
-         AND p.proname NOT IN ('clock', 'node_sysid', 'default_layout')
+         AND p.oid::regprocedure::text NOT IN ('idgen.clock()', 'idgen.node_sysid()', 'idgen.default_layout()',
+                                               'idgen.range_space_end()', 'idgen.request_retention()',
+                                               'idgen.keyed_batch(integer,text,smallint)')
          AND has_function_privilege('idgen_pgtap_user', p.oid, 'EXECUTE')$$,
-    'an ordinary role can execute no function in schema idgen but clock, node_sysid and default_layout');
+    'an ordinary role can execute no function in schema idgen but clock, node_sysid, default_layout, range_space_end, request_retention and keyed_batch');
 
 SELECT is_empty(
     $$SELECT p.oid::regprocedure::text
@@ -68,8 +80,9 @@ SELECT is_empty(
         JOIN pg_extension AS e ON e.oid = d.refobjid AND e.extname = 'idgen'
         JOIN pg_proc AS p ON p.oid = d.objid
        WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND p.prosecdef
+         AND p.oid <> 'idgen.keyed_batch(integer,text,smallint)'::regprocedure
          AND has_function_privilege('idgen_pgtap_user', p.oid, 'EXECUTE')$$,
-    'an ordinary role can execute none of the extension''s SECURITY DEFINER functions');
+    'an ordinary role can execute none of the extension''s SECURITY DEFINER functions but idgen.keyed_batch()');
 
 -- ---------------------------------------------------------------------
 -- generating, decoding and status: EXECUTE for everyone
@@ -89,6 +102,20 @@ SELECT function_privs_are('idgen_min_at', ARRAY['timestamp with time zone'], 'id
     'an ordinary role can execute idgen_min_at(timestamptz)');
 SELECT function_privs_are('idgen_max_at', ARRAY['timestamp with time zone'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
     'an ordinary role can execute idgen_max_at(timestamptz)');
+SELECT function_privs_are('idgen_next128', ARRAY[]::name[], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_next128()');
+SELECT function_privs_are('idgen_next128_batch', ARRAY['integer'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_next128_batch(integer)');
+SELECT function_privs_are('idgen_next128_batch', ARRAY['integer', 'text'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_next128_batch(integer, text)');
+SELECT function_privs_are('idgen_next_batch', ARRAY['integer', 'text'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_next_batch(integer, text)');
+SELECT function_privs_are('idgen_decode', ARRAY['idgen128'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_decode(idgen128)');
+SELECT function_privs_are('idgen_timestamp', ARRAY['idgen128'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_timestamp(idgen128)');
+SELECT function_privs_are('idgen', 'keyed_batch', ARRAY['integer', 'text', 'smallint'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen.keyed_batch(integer, text, smallint)');
 
 -- ---------------------------------------------------------------------
 -- the catalog: only idgen.epoch is readable, nothing is writable
@@ -104,6 +131,12 @@ SELECT table_privs_are('idgen', 'collision', 'idgen_pgtap_user', ARRAY[]::name[]
     'an ordinary role has no privilege on idgen.collision');
 SELECT table_privs_are('idgen', 'node_control', 'idgen_pgtap_user', ARRAY[]::name[],
     'an ordinary role has no privilege on idgen.node_control');
+SELECT table_privs_are('idgen', 'batch_request', 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role has no privilege on idgen.batch_request');
+SELECT table_privs_are('idgen', 'range_lease', 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role has no privilege on idgen.range_lease');
+SELECT sequence_privs_are('idgen', 'range_generation', 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role has no privilege on idgen.range_generation');
 SELECT table_privs_are('idgen', 'epoch', 'idgen_pgtap_user', ARRAY['SELECT'],
     'an ordinary role may only SELECT idgen.epoch');
 SELECT is_empty(
@@ -188,6 +221,30 @@ SELECT throws_ok(
       VALUES (99, now(), now(), 41, 3, 7, 12, now())$$,
     '42501', 'permission denied for table epoch',
     'as an ordinary role: inserting a layout into idgen.epoch is refused');
+SELECT throws_ok($$SELECT * FROM idgen_lease_range('pgtap', 10)$$,
+    '42501', 'permission denied for function idgen_lease_range',
+    'as an ordinary role: idgen_lease_range() is refused');
+SELECT throws_ok($$SELECT idgen_range_consumed('1', '1')$$,
+    '42501', 'permission denied for function idgen_range_consumed',
+    'as an ordinary role: idgen_range_consumed() is refused');
+SELECT throws_ok($$SELECT * FROM idgen.batch_request$$,
+    '42501', 'permission denied for table batch_request',
+    'as an ordinary role: reading the stored keyed batches is refused');
+SELECT throws_ok($$UPDATE idgen.batch_request SET expires_at = now()$$,
+    '42501', 'permission denied for table batch_request',
+    'as an ordinary role: updating the stored keyed batches is refused');
+SELECT throws_ok($$DELETE FROM idgen.batch_request$$,
+    '42501', 'permission denied for table batch_request',
+    'as an ordinary role: deleting stored keyed batches is refused');
+SELECT throws_ok($$SELECT * FROM idgen.range_lease$$,
+    '42501', 'permission denied for table range_lease',
+    'as an ordinary role: reading idgen.range_lease is refused');
+SELECT throws_ok($$INSERT INTO idgen.range_lease (range_start, range_end, owner, generation) VALUES (1, 10, 'pgtap', 1)$$,
+    '42501', 'permission denied for table range_lease',
+    'as an ordinary role: inserting into idgen.range_lease is refused');
+SELECT throws_ok($$SELECT nextval('idgen.range_generation')$$,
+    '42501', 'permission denied for sequence range_generation',
+    'as an ordinary role: drawing a range generation is refused');
 SELECT throws_ok($$SET idgen.test_clock_offset = -1000$$,
     '42501', 'permission denied to set parameter "idgen.test_clock_offset"',
     'as an ordinary role: shifting idgen''s clock is refused');
@@ -204,6 +261,19 @@ SELECT lives_ok($$SELECT idgen_timestamp(idgen_next()), idgen_min_at(now()), idg
     'as an ordinary role: idgen_timestamp(), idgen_min_at() and idgen_max_at() work');
 SELECT lives_ok($$SELECT * FROM idgen_status()$$,
     'as an ordinary role: idgen_status() works');
+SELECT lives_ok($$SELECT idgen_next128()$$,
+    'as an ordinary role: idgen_next128() issues an ID');
+SELECT lives_ok($$SELECT count(*) FROM idgen_next128_batch(3)$$,
+    'as an ordinary role: idgen_next128_batch() issues IDs');
+SELECT lives_ok($$SELECT * FROM idgen_decode(idgen_next128()), idgen_timestamp(idgen_next128())$$,
+    'as an ordinary role: idgen_decode(idgen128) and idgen_timestamp(idgen128) work');
+SELECT lives_ok($$SELECT count(*) FROM idgen_next_batch(3, 'pgtap-key')$$,
+    'as an ordinary role: idgen_next_batch(count, request_key) issues IDs');
+SELECT lives_ok($$SELECT count(*) FROM idgen_next128_batch(3, 'pgtap-key')$$,
+    'as an ordinary role: idgen_next128_batch(count, request_key) issues IDs');
+SELECT results_eq($$SELECT * FROM idgen_next_batch(3, 'pgtap-key')$$,
+    $$SELECT unnest(ids) FROM idgen.keyed_batch(3, 'pgtap-key', 64::smallint)$$,
+    'as an ordinary role: a keyed batch asked again, directly from idgen.keyed_batch(), is the same batch');
 
 RESET ROLE;
 
