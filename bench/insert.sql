@@ -1,5 +1,6 @@
 -- bench/insert.sql: INSERT of INSERT_ROWS rows keyed by a bigint identity,
--- an idgen and a uuid.  psql variables: INSERT_ROUNDS, INSERT_ROWS.
+-- an idgen, a uuid and an idgen128.  psql variables: INSERT_ROUNDS,
+-- INSERT_ROWS.
 --
 -- Each step: a fresh table, a CHECKPOINT (so no step pays for the dirty
 -- buffers of the one before), the timed INSERT ... SELECT, and the table

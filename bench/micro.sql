@@ -1,5 +1,6 @@
--- bench/micro.sql: the per-ID cost of idgen_next() and its peers, all in
--- this one session.  psql variables: ROUNDS, N.
+-- bench/micro.sql: the per-ID cost of idgen_next(), idgen_next128() and
+-- their peers (setup.sql lists them), all in this one session.  psql
+-- variables: ROUNDS, N.
 --
 -- work_mem is 1GB so every FunctionScan keeps its tuplestore (5 M rows of
 -- generate_series or idgen_next_batch) in memory: no variant pays for

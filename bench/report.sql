@@ -44,7 +44,7 @@ $q$);
 
 \echo '## Ratios (per ID, medians)'
 \echo
-\echo '"net of floor" compares the costs above the floor query; "fastest runs" compares each variant''s fastest round, the one least disturbed by anything else on the machine.'
+\echo '"net of floor" compares the costs above the floor query; "fastest runs" compares each variant''s fastest round, the one least disturbed by anything else on the machine. bench.uuidv7_sql() is a UUIDv7 built in SQL from clock_timestamp() and gen_random_uuid() with overlay() and set_bit() (see setup.sql).'
 \echo
 SELECT bench.md_table($q$
 	WITH x AS (SELECT name, ns_per_id AS ns, min_us * 1000.0 / n AS best_ns FROM micro),
@@ -53,7 +53,10 @@ SELECT bench.md_table($q$
 		(2, 'nextval CACHE 1 / idgen_next()', 'nextval CACHE 1', 'idgen_next()', '≥', 2.2),
 		(3, 'gen_random_uuid() / idgen_next()', 'gen_random_uuid()', 'idgen_next()', '≥', 9),
 		(4, 'idgen_next_batch(N) / floor generate_series', 'idgen_next_batch(N)', 'floor', '≤', 1.2),
-		(5, 'nextval CACHE 1000 / idgen_next() (info)', 'nextval CACHE 1000', 'idgen_next()', NULL, NULL))
+		(5, 'nextval CACHE 1000 / idgen_next() (info)', 'nextval CACHE 1000', 'idgen_next()', NULL, NULL),
+		(6, 'gen_random_uuid() / idgen_next128()', 'gen_random_uuid()', 'idgen_next128()', '≥', 5),
+		(7, 'bench.uuidv7_sql() / idgen_next128()', 'bench.uuidv7_sql()', 'idgen_next128()', '≥', 4),
+		(8, 'idgen_next128() / idgen_next() (info)', 'idgen_next128()', 'idgen_next()', NULL, NULL))
 	SELECT p.label AS "ratio",
 		   to_char(a.ns / b.ns, 'FM990.000') AS "measured",
 		   coalesce(p.op || ' ' || p.target, '') AS "target",
@@ -130,7 +133,7 @@ $q$);
 
 \echo '## INSERT ... SELECT g FROM generate_series(1, rows) (median of the rounds)'
 \echo
-\echo 'Fresh table each time, CHECKPOINT before each timed INSERT, fsync on, synchronous_commit off.'
+\echo 'Fresh table each time, CHECKPOINT before each timed INSERT, fsync on, synchronous_commit off. Targets: the idgen key within 1.05x of the bigint identity, the idgen128 key within 1.3x of the idgen key.'
 \echo
 SELECT bench.md_table($q$
 	WITH m AS (
@@ -142,7 +145,11 @@ SELECT bench.md_table($q$
 		FROM bench.insert_variant AS v
 		JOIN bench.result AS r ON r.section = 'insert' AND r.variant = v.name AND r.round > 0
 		GROUP BY v.ord, v.name, v.tbl, v.id_column),
-	base AS (SELECT med_us, pkey FROM m WHERE name = 'bigint identity')
+	base AS (SELECT med_us, pkey FROM m WHERE name = 'bigint identity'),
+	i64 AS (SELECT med_us, pkey FROM m WHERE name = 'idgen'),
+	goal (name, op, target, vs) AS (VALUES
+		('idgen', '≤', 1.05, 'identity'),
+		('idgen128', '≤', 1.3, 'idgen'))
 	SELECT m.name AS "key",
 		   format('CREATE TABLE %s (%s, v int)', m.tbl, m.id_column) AS "table",
 		   to_char(m.n, 'FM9,999,999,999') AS "rows",
@@ -152,13 +159,18 @@ SELECT bench.md_table($q$
 			   to_char(m.max_us / 1000.0, 'FM999,990.0') AS "min–max ms",
 		   to_char(m.med_us * 1000.0 / m.n, 'FM999,990.0') AS "ns/row",
 		   to_char(m.med_us / b.med_us, 'FM990.000') AS "vs identity",
-		   CASE m.name WHEN 'idgen' THEN '≤ 1.05' ELSE '' END AS "target",
-		   CASE WHEN m.name <> 'idgen' THEN ''
-				WHEN m.med_us / b.med_us <= 1.05 THEN 'yes' ELSE 'NO' END AS "within target",
+		   to_char(m.med_us / i.med_us, 'FM990.000') AS "vs idgen",
+		   coalesce(g.op || ' ' || g.target || ' vs ' || g.vs, '') AS "target",
+		   CASE WHEN g.name IS NULL THEN ''
+				WHEN (CASE g.vs WHEN 'identity' THEN m.med_us / b.med_us
+								ELSE m.med_us / i.med_us END) <= g.target THEN 'yes'
+				ELSE 'NO' END AS "within target",
 		   to_char(m.pkey, 'FM999,999,999,999') AS "pkey bytes",
 		   pg_size_pretty(m.pkey::bigint) AS "pkey size",
+		   to_char(m.pkey / i.pkey, 'FM990.00') AS "pkey vs idgen",
 		   CASE WHEN m.pkey = b.pkey THEN 'yes' ELSE 'no' END AS "pkey = identity's",
 		   pg_size_pretty(m.heap::bigint) AS "heap size"
-	FROM m, base AS b
+	FROM m CROSS JOIN base AS b CROSS JOIN i64 AS i
+	LEFT JOIN goal AS g ON g.name = m.name
 	ORDER BY m.ord
 $q$);

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Benchmark idgen side by side with its peers: random(), nextval() with
-# CACHE 1 and CACHE 1000, gen_random_uuid(), and a bigint identity or uuid
-# primary key.  Called by `make bench` after the build and install; run it
+# CACHE 1 and CACHE 1000, gen_random_uuid(), a UUIDv7 built in SQL
+# (bench.uuidv7_sql()), and a bigint identity or uuid primary key; the
+# 128-bit idgen_next128() and an idgen128 primary key next to them.  Called by `make bench` after the build and install; run it
 # yourself after `make && make install`.
 #
 #   1. a throwaway cluster: initdb in a fresh mktemp -d directory, listening
 #      only on a unix socket in that private directory, idgen preloaded
 #   2. micro: per-ID cost over N rows, timed on the server, in one psql
-#      session, rounds interleaved in rotated order (micro.sql)
+#      session, rounds interleaved in rotated order (micro.sql); N_UUID rows
+#      for gen_random_uuid() and bench.uuidv7_sql(), compared per ID
 #   3. ahead: how far the newest of N IDs runs ahead of the wall clock
 #   4. pgbench: 2 clients calling idgen_next() / nextval() / gen_random_uuid()
 #   5. insert: INSERT ... SELECT into a table keyed by a bigint identity, an
-#      idgen and a uuid (insert.sql)
+#      idgen, a uuid and an idgen128 (insert.sql)
 #   6. summary: printed, and written to bench/out/results.md; every single
 #      measurement to bench/out/raw.csv
 #
@@ -191,7 +193,7 @@ idgen_version=$(psql_bench -c "SELECT extversion FROM pg_extension WHERE extname
 	echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine shows up as noise)"
 	echo "- PostgreSQL: $pg_version"
 	echo "- idgen: $idgen_version"
-	echo "- micro: N = $N per variant (gen_random_uuid(): N = $N_UUID, compared per ID), $ROUNDS rounds + warm-up, order rotated each round"
+	echo "- micro: N = $N per variant (gen_random_uuid() and bench.uuidv7_sql(): N = $N_UUID, compared per ID), $ROUNDS rounds + warm-up, order rotated each round"
 	echo "- pgbench: $PGBENCH_ROUNDS rounds of ${PGBENCH_SECONDS}s per script, -c $PGBENCH_CLIENTS -j $PGBENCH_CLIENTS -M prepared, interleaved"
 	echo "- insert: $INSERT_ROWS rows, $INSERT_ROUNDS rounds + warm-up, interleaved"
 	echo
@@ -215,6 +217,7 @@ cat "$work/header.md"
 # 2, 3. micro and ahead, one psql session
 # ---------------------------------------------------------------------------
 wait_for psql_bench -v ROUNDS="$ROUNDS" -v N="$N" -f "$here/micro.sql"
+load_after_micro=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---------------------------------------------------------------------------
 # 4. pgbench, interleaved: round r runs the scripts rotated by r - 1 places
@@ -247,6 +250,8 @@ SQL
 	done
 done
 
+load_after_pgbench=$(cut -d' ' -f1-3 /proc/loadavg)
+
 # ---------------------------------------------------------------------------
 # 5. INSERT comparison, one psql session
 # ---------------------------------------------------------------------------
@@ -266,7 +271,7 @@ psql_bench -c "COPY (SELECT seq, at, section, round, pos, variant, n, elapsed_us
 	cat "$work/header.md"
 	psql_bench -v PGBENCH_CLIENTS="$PGBENCH_CLIENTS" -f "$here/report.sql"
 	echo
-	echo "Run took $(($(date +%s) - started)) s; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). Raw numbers: bench/out/raw.csv."
+	echo "Run took $(($(date +%s) - started)) s; load average after micro: $load_after_micro, after pgbench: $load_after_pgbench, at the end: $(cut -d' ' -f1-3 /proc/loadavg). Raw numbers: bench/out/raw.csv."
 } >"$out/results.md"
 
 echo

@@ -19,6 +19,45 @@ CREATE SEQUENCE bench.s_cache1000 CACHE 1000;
 -- the sequence the pgbench script draws from (CACHE 1, the default)
 CREATE SEQUENCE public.s;
 
+-- A UUIDv7 made in SQL, the way it is commonly done without an extension:
+-- the 16 random bytes of a version 4 UUID, their first 6 bytes replaced by
+-- the Unix time in milliseconds (big-endian, the low 6 bytes of an int8),
+-- and the version nibble turned from 0100 into 0111 by setting the two bits
+-- below its top one.  set_bit counts bits from the low end of each byte, so
+-- bits 52 and 53 are 0x10 and 0x20 of byte 6; the variant (10) is already
+-- that of a v4.  A single SELECT in LANGUAGE sql, so the planner inlines it
+-- into the calling query: the fairest form of the pattern.
+CREATE FUNCTION bench.uuidv7_sql() RETURNS uuid
+LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
+	SELECT encode(
+		set_bit(set_bit(
+			overlay(uuid_send(gen_random_uuid())
+					PLACING substring(int8send(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+									  FROM 3)
+					FROM 1 FOR 6),
+			52, 1), 53, 1),
+		'hex')::uuid
+$$;
+
+-- It must really be a UUIDv7 of now: the cast to idgen128 checks version
+-- and variant, idgen_timestamp() reads the millisecond back.
+DO $$
+DECLARE
+	u uuid;
+	t0 timestamptz := clock_timestamp();
+	t timestamptz;
+BEGIN
+	FOR i IN 1 .. 1000 LOOP
+		u := bench.uuidv7_sql();
+		t := idgen_timestamp(u::idgen128);
+		IF t < date_trunc('milliseconds', t0) - interval '1 ms' OR t > clock_timestamp() THEN
+			RAISE EXCEPTION 'bench.uuidv7_sql() made % with time %, not between % and now',
+				u, t, t0;
+		END IF;
+	END LOOP;
+END
+$$;
+
 -- One row per timed query of the micro benchmark.  $N in query is replaced
 -- by n, so the planner sees a constant row count.
 CREATE TABLE bench.variant (
@@ -35,7 +74,9 @@ INSERT INTO bench.variant (ord, name, n, query) VALUES
 	(4, 'nextval CACHE 1000', :N, 'SELECT count(nextval(''bench.s_cache1000'')) FROM generate_series(1, $N)'),
 	(5, 'gen_random_uuid()', :N_UUID, 'SELECT count(gen_random_uuid()) FROM generate_series(1, $N)'),
 	(6, 'idgen_next()', :N, 'SELECT count(idgen_next()) FROM generate_series(1, $N)'),
-	(7, 'idgen_next_batch(N)', :N, 'SELECT count(*) FROM idgen_next_batch($N)');
+	(7, 'idgen_next_batch(N)', :N, 'SELECT count(*) FROM idgen_next_batch($N)'),
+	(8, 'idgen_next128()', :N, 'SELECT count(idgen_next128()) FROM generate_series(1, $N)'),
+	(9, 'bench.uuidv7_sql()', :N_UUID, 'SELECT count(bench.uuidv7_sql()) FROM generate_series(1, $N)');
 
 -- The tables of the INSERT comparison, created fresh before each timed
 -- INSERT and dropped right after it (insert.sql).
@@ -49,7 +90,8 @@ CREATE TABLE bench.insert_variant (
 INSERT INTO bench.insert_variant (ord, name, tbl, id_column) VALUES
 	(1, 'bigint identity', 'a', 'id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY'),
 	(2, 'idgen', 'b', 'id idgen PRIMARY KEY DEFAULT idgen_next()'),
-	(3, 'uuid (gen_random_uuid)', 'c', 'id uuid PRIMARY KEY DEFAULT gen_random_uuid()');
+	(3, 'uuid (gen_random_uuid)', 'c', 'id uuid PRIMARY KEY DEFAULT gen_random_uuid()'),
+	(4, 'idgen128', 'd', 'id idgen128 PRIMARY KEY DEFAULT idgen_next128()');
 
 -- Every number the run measures; round 0 is the warm-up, left out of the
 -- medians but kept in raw.csv.

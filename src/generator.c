@@ -17,7 +17,8 @@
  *                  changed in between: that leaves a gap, never an ID made
  *                  under a lease the node no longer holds.
  *   max_wall_ms    Atomic maximum of the wall clocks seen, raised about once
- *                  a millisecond; a clock read below it is a rollback.
+ *                  a millisecond; a clock read more than a millisecond below
+ *                  it is a rollback.
  *   slots          One per PGPROC, each written only by its own backend with
  *                  plain (unlocked) atomic stores; readers add them up.
  *   other counters Atomics, touched only off the fast path.
@@ -41,6 +42,12 @@
 #include "utils/builtins.h"
 
 #include "tick.h"
+#include "tscclock.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define IDGEN_HAVE_TSC 1
+#endif
 
 typedef struct IdgenConfig
 {
@@ -261,14 +268,52 @@ idgen_require_loaded(void)
 				 errhint("Add idgen to shared_preload_libraries.")));
 }
 
-int64
-idgen_wall_unix_ms(void)
+static int64
+realtime_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
-		idgen_clock_offset_total_ms;
+	return (int64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* set in the postmaster, inherited by every backend */
+static bool tsc_usable = false;
+static IdgenTscClock tsc_clock;
+
+/*
+ * Use the TSC only where the kernel itself trusts it as its clocksource:
+ * then it is invariant and synchronised across CPUs.
+ */
+void
+idgen_clock_init(void)
+{
+#ifdef IDGEN_HAVE_TSC
+	FILE	   *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	char		name[32] = "";
+
+	if (f != NULL)
+	{
+		if (fgets(name, sizeof(name), f) == NULL)
+			name[0] = '\0';
+		fclose(f);
+	}
+	tsc_usable = strcmp(name, "tsc\n") == 0;
+#endif
+}
+
+int64
+idgen_wall_unix_ms(void)
+{
+	int64		ns;
+
+#ifdef IDGEN_HAVE_TSC
+	if (likely(tsc_usable))
+		ns = idgen_tscclock_ns(&tsc_clock, __rdtsc(), realtime_ns);
+	else
+#endif
+		ns = realtime_ns();
+	return ns / 1000000 + idgen_clock_offset_total_ms;
 }
 
 #define IDGEN_HOT_CONFIG_SIZE offsetof(IdgenConfig, lease_until_unix_ms)
@@ -359,7 +404,9 @@ idgen_note_wall(uint64 seen, int64 now_unix_ms)
 		}
 		return;
 	}
-	if (pg_atomic_compare_exchange_u64(&sh->max_wall_ms, &seen, now))
+	/* backends' extrapolated clocks may differ by microseconds: allow 1 ms */
+	if (now + 1 < seen &&
+		pg_atomic_compare_exchange_u64(&sh->max_wall_ms, &seen, now))
 		pg_atomic_fetch_add_u64(&sh->clock_rollbacks, 1);
 }
 

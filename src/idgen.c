@@ -155,6 +155,7 @@ _PG_init(void)
 	if (IsBinaryUpgrade)
 		return;
 
+	idgen_clock_init();
 	idgen_shmem_request();
 	idgen_register_bgworker();
 }
