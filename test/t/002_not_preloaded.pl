@@ -26,9 +26,9 @@ is($node->safe_psql('postgres', 'SHOW shared_preload_libraries'),
 
 $node->safe_psql('postgres', 'CREATE EXTENSION idgen');
 is( $node->safe_psql(
-		'postgres', "SELECT extversion FROM pg_extension WHERE extname = 'idgen'"),
-	'0.2',
-	'CREATE EXTENSION idgen works without the preload');
+		'postgres', "SELECT extversion = default_version FROM pg_extension, pg_available_extensions WHERE extname = 'idgen' AND name = 'idgen'"),
+	't',
+	'CREATE EXTENSION idgen works without the preload, at the default version');
 
 # --- the type and its casts ------------------------------------------------
 
@@ -68,21 +68,22 @@ like(
 
 # --- decoding with the built-in layout -------------------------------------
 
-# 1000 ms after the layout's epoch (2025-01-01 UTC), region 2, worker 5,
-# sequence 7: time above bit 22, region at bit 19, worker at bit 12
-my $id = (1000 << 22) | (2 << 19) | (5 << 12) | 7;
+# 2026-01-01 00:00:01 UTC (31,536,001,000 ms after the layout's epoch,
+# 2025-01-01), region 2, worker 5, sequence 7: time above bit 22, region at
+# bit 19, worker at bit 12.  Earlier times are the range space.
+my $id = (31536001000 << 22) | (2 << 19) | (5 << 12) | 7;
 is( $node->safe_psql(
 		'postgres', "SELECT ts, region, worker, seq, epoch FROM idgen_decode(${id}::bigint::idgen)"
 	),
-	'2025-01-01 00:00:01+00|2|5|7|1',
+	'2026-01-01 00:00:01+00|2|5|7|1',
 	'idgen_decode unpacks an ID');
 is( $node->safe_psql('postgres', "SELECT idgen_timestamp(${id}::bigint::idgen)"),
-	'2025-01-01 00:00:01+00',
+	'2026-01-01 00:00:01+00',
 	'idgen_timestamp gives the ID\'s millisecond');
 is( $node->safe_psql(
 		'postgres',
-		"SELECT idgen_min_at('2025-01-01 00:00:01+00') <= ${id}::bigint::idgen
-		    AND ${id}::bigint::idgen <= idgen_max_at('2025-01-01 00:00:01+00')"),
+		"SELECT idgen_min_at('2026-01-01 00:00:01+00') <= ${id}::bigint::idgen
+		    AND ${id}::bigint::idgen <= idgen_max_at('2026-01-01 00:00:01+00')"),
 	't',
 	'idgen_min_at and idgen_max_at bracket the ID');
 
