@@ -18,7 +18,7 @@
 -- including the roles, is rolled back.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(83);
+SELECT plan(89);
 
 CREATE ROLE idgen_pgtap_user NOLOGIN;
 CREATE ROLE idgen_pgtap_auditor NOLOGIN;
@@ -49,6 +49,8 @@ SELECT function_privs_are('idgen_lease_range', ARRAY['text', 'bigint', 'text'], 
     'an ordinary role cannot execute idgen_lease_range(text, bigint, text)');
 SELECT function_privs_are('idgen_range_consumed', ARRAY['idgen', 'idgen'], 'idgen_pgtap_user', ARRAY[]::name[],
     'an ordinary role cannot execute idgen_range_consumed(idgen, idgen)');
+SELECT function_privs_are('idgen_rotate_mask_key', ARRAY[]::name[], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_rotate_mask_key()');
 
 -- the internal functions, by name, whatever their argument lists become
 SELECT ok(
@@ -80,9 +82,11 @@ SELECT is_empty(
         JOIN pg_extension AS e ON e.oid = d.refobjid AND e.extname = 'idgen'
         JOIN pg_proc AS p ON p.oid = d.objid
        WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND p.prosecdef
-         AND p.oid <> 'idgen.keyed_batch(integer,text,smallint)'::regprocedure
+         AND p.oid NOT IN ('idgen.keyed_batch(integer,text,smallint)'::regprocedure,
+                           'idgen_mask(idgen)'::regprocedure, 'idgen_mask(idgen128)'::regprocedure,
+                           'idgen_unmask(text)'::regprocedure, 'idgen_unmask128(text)'::regprocedure)
          AND has_function_privilege('idgen_pgtap_user', p.oid, 'EXECUTE')$$,
-    'an ordinary role can execute none of the extension''s SECURITY DEFINER functions but idgen.keyed_batch()');
+    'an ordinary role can execute none of the extension''s SECURITY DEFINER functions but idgen.keyed_batch() and the mask functions');
 
 -- ---------------------------------------------------------------------
 -- generating, decoding and status: EXECUTE for everyone
@@ -116,6 +120,17 @@ SELECT function_privs_are('idgen_timestamp', ARRAY['idgen128'], 'idgen_pgtap_use
     'an ordinary role can execute idgen_timestamp(idgen128)');
 SELECT function_privs_are('idgen', 'keyed_batch', ARRAY['integer', 'text', 'smallint'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
     'an ordinary role can execute idgen.keyed_batch(integer, text, smallint)');
+-- masking: SECURITY DEFINER, to read the keys an ordinary role cannot
+SELECT function_privs_are('idgen_mask', ARRAY['idgen'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_mask(idgen)');
+SELECT function_privs_are('idgen_mask', ARRAY['idgen128'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_mask(idgen128)');
+SELECT function_privs_are('idgen_unmask', ARRAY['text'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_unmask(text)');
+SELECT function_privs_are('idgen_unmask128', ARRAY['text'], 'idgen_pgtap_user', ARRAY['EXECUTE'],
+    'an ordinary role can execute idgen_unmask128(text)');
+SELECT table_privs_are('idgen', 'mask_key', 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role has no privilege on idgen.mask_key');
 
 -- ---------------------------------------------------------------------
 -- the catalog: only idgen.epoch is readable, nothing is writable
