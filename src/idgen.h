@@ -60,6 +60,8 @@ typedef struct IdgenBatch
 
 extern int64 idgen_generate_one(void);
 extern void idgen_generate_batch(uint64 count, IdgenBatch *batch);
+extern Datum idgen_batch_srf(FunctionCallInfo fcinfo,
+							 Datum (*make_id) (const IdgenBatch *batch, uint64 i));
 
 static inline int64
 idgen_batch_id(const IdgenBatch *batch, uint64 i)

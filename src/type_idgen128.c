@@ -170,43 +170,18 @@ idgen_next128(PG_FUNCTION_ARGS)
 	PG_RETURN_UUID_P(batch_uuid(&batch, 0));
 }
 
+static Datum
+batch_id128(const IdgenBatch *batch, uint64 i)
+{
+	return UUIDPGetDatum(batch_uuid(batch, i));
+}
+
 /* idgen_next128_batch(count): like idgen_next_batch, 128 bits wide */
 PG_FUNCTION_INFO_V1(idgen_next128_batch);
 Datum
 idgen_next128_batch(PG_FUNCTION_ARGS)
 {
-	FuncCallContext *funcctx;
-	IdgenBatch *batch;
-
-	if (SRF_IS_FIRSTCALL())
-	{
-		int32		count = PG_GETARG_INT32(0);
-
-		idgen_require_loaded();
-		if (count < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("batch size must not be negative: %d", count)));
-
-		funcctx = SRF_FIRSTCALL_INIT();
-		batch = MemoryContextAllocZero(funcctx->multi_call_memory_ctx,
-									   sizeof(IdgenBatch));
-		if (count > 0)
-			idgen_generate_batch((uint64) count, batch);
-		funcctx->user_fctx = batch;
-		funcctx->max_calls = (uint64) count;
-	}
-
-	funcctx = SRF_PERCALL_SETUP();
-	if (funcctx->call_cntr < funcctx->max_calls)
-	{
-		pg_uuid_t  *uuid;
-
-		/* SRF_RETURN_NEXT bumps call_cntr before it evaluates its argument */
-		uuid = batch_uuid((IdgenBatch *) funcctx->user_fctx, funcctx->call_cntr);
-		SRF_RETURN_NEXT(funcctx, UUIDPGetDatum(uuid));
-	}
-	SRF_RETURN_DONE(funcctx);
+	return idgen_batch_srf(fcinfo, batch_id128);
 }
 
 /* idgen_decode(idgen128): (ts, region, worker, seq, epoch) */
