@@ -46,9 +46,18 @@ psql_demo() {
 	as_pg "$bindir/psql" -X -q -h "$dir" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"
 }
 
+# The background worker creates the extension in its registry database
+# (idgen.database, postgres) by itself a moment after start-up.
+for _ in $(seq 1 100); do
+	if psql_demo -At -c "SELECT 1 FROM pg_extension WHERE extname = 'idgen'" | grep -q 1; then
+		break
+	fi
+	sleep 0.1
+done
+
 psql_demo <<'SQL'
-\echo == CREATE EXTENSION idgen
-CREATE EXTENSION idgen;
+\echo == CREATE EXTENSION idgen (the background worker made it here already)
+CREATE EXTENSION IF NOT EXISTS idgen;
 SET timezone = 'UTC';
 
 \echo == a table keyed by idgen
