@@ -12,7 +12,7 @@ OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \
 DATA = $(wildcard idgen--*.sql)
 PGFILEDESC = "idgen - unique, time-sortable IDs"
 
-REGRESS      = setup idgen_type idgen_generate idgen_clock idgen128 idgen_batch_key idgen_mask idgen_time idgen_convert
+REGRESS      = setup idgen_type idgen_generate idgen_clock idgen128 idgen_batch_key idgen_mask idgen_time idgen_convert upgrade
 REGRESS_OPTS = --load-extension=idgen
 ISOLATION    = generate_concurrent batch_key_concurrent mask_rotation
 ISOLATION_OPTS = --inputdir=test
