@@ -589,9 +589,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 
 		/* past the layout's horizon the time field would wrap: never */
 		if (unlikely(now_ms > cfg.horizon_ms))
-		{
 			idgen_refuse_horizon(cfg.horizon_ms);
-		}
 
 		/* a lease that was not renewed in time is no lease */
 		if (unlikely(now_unix >= cfg.valid_until_unix_ms))
