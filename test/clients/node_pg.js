@@ -19,10 +19,15 @@
 //     lowercase UUID string;
 //   - with the recommended parser, types.setTypeParser(<oid of idgen>,
 //     BigInt), an idgen arrives as an exact BigInt; BigInt and string
-//     parameters go back in unchanged.
+//     parameters go back in unchanged;
+//   - text and binary COPY of both types through pg-copy-streams: out and
+//     back in unchanged, the binary fields in int8's and uuid's wire formats.
 'use strict';
 
 const pg = require('pg');
+const { to: copyTo, from: copyFrom } = require('pg-copy-streams');
+const { pipeline } = require('stream/promises');
+const { Readable } = require('stream');
 
 let failures = 0;
 function check(name, ok, detail) {
@@ -46,6 +51,38 @@ const insertSql = `
          (2, $2::idgen, $3::idgen128),
          (3, idgen_next(), idgen_next128())
   RETURNING n, id, id128, id::text AS id_text, id128::text AS id128_text`;
+
+async function copyOut(client, sql) {
+  const chunks = [];
+  const stream = client.query(copyTo(sql));
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+async function copyIn(client, sql, buf) {
+  await pipeline(Readable.from([buf]), client.query(copyFrom(sql)));
+}
+
+// the fields of a binary COPY stream (PGCOPY header, then tuples)
+function binaryRows(buf) {
+  const rows = [];
+  let pos = 11 + 4;                                // signature, flags
+  pos += 4 + buf.readUInt32BE(pos);                // header extension
+  for (;;) {
+    const nfields = buf.readInt16BE(pos);
+    pos += 2;
+    if (nfields === -1) break;
+    const fields = [];
+    for (let i = 0; i < nfields; i++) {
+      const len = buf.readInt32BE(pos);
+      pos += 4;
+      fields.push(len < 0 ? null : buf.subarray(pos, pos + len));
+      pos += Math.max(len, 0);
+    }
+    rows.push(fields);
+  }
+  return rows;
+}
 
 async function main() {
   const client = new pg.Client();
@@ -117,6 +154,40 @@ async function main() {
   // an idgen[] still arrives as the array's text; its elements are exact
   res = await client.query('SELECT array_agg(id ORDER BY n)::text AS a FROM node_ids WHERE n IN (1, 2)');
   check('array_text_exact', res.rows[0].a === `{${BIG},${MAX}}`, res.rows[0].a);
+
+  // --- COPY, text and binary, out and back in ------------------------------
+  const textOut = (await copyOut(client,
+    'COPY (SELECT id, id128 FROM node_ids ORDER BY n) TO STDOUT')).toString();
+  const serverText = (await client.query(
+    "SELECT string_agg(id::text || E'\\t' || id128::text, E'\\n' ORDER BY n) || E'\\n' AS t FROM node_ids")).rows[0].t;
+  check('copy_text_out', textOut === serverText, JSON.stringify(textOut));
+  await client.query('CREATE TEMP TABLE node_copy_text (id idgen, id128 idgen128)');
+  await copyIn(client, 'COPY node_copy_text FROM STDIN', Buffer.from(textOut));
+  res = await client.query(`SELECT count(*)::int AS c FROM node_ids a JOIN node_copy_text b
+                            ON a.id = b.id AND a.id128 = b.id128`);
+  check('copy_text_in', res.rows[0].c === 4, `${res.rows[0].c} of 4 rows back`);
+
+  const binOut = await copyOut(client,
+    'COPY (SELECT id, id128 FROM node_ids ORDER BY n) TO STDOUT (FORMAT binary)');
+  const fields = binaryRows(binOut);
+  const expected = (await client.query(
+    "SELECT id::text AS id, replace(id128::text, '-', '') AS hex FROM node_ids ORDER BY n")).rows;
+  let okWire = fields.length === expected.length;
+  let detailWire = `${fields.length} rows; `;
+  fields.forEach((f, i) => {
+    const id = f[0].length === 8 ? f[0].readBigInt64BE(0).toString() : `len ${f[0].length}`;
+    const hex = f[1].length === 16 ? f[1].toString('hex') : `len ${f[1].length}`;
+    if (!expected[i] || id !== expected[i].id || hex !== expected[i].hex) {
+      okWire = false;
+      detailWire += `${i}: ${id} ${hex}; `;
+    }
+  });
+  check('copy_binary_wire_formats', okWire, detailWire);
+  await client.query('CREATE TEMP TABLE node_copy_bin (id idgen, id128 idgen128)');
+  await copyIn(client, 'COPY node_copy_bin FROM STDIN (FORMAT binary)', binOut);
+  res = await client.query(`SELECT count(*)::int AS c FROM node_ids a JOIN node_copy_bin b
+                            ON a.id = b.id AND a.id128 = b.id128`);
+  check('copy_binary_in', res.rows[0].c === 4, `${res.rows[0].c} of 4 rows back`);
 
   await client.end();
   console.log('done');

@@ -152,7 +152,8 @@ my @node_checks = qw(
   default_big_is_string default_max_is_string number_would_round
   default_generated_exact idgen128_canonical_string idgen128_input_spelling
   bigint_parser_exact bigint_big bigint_max bigint_parser_leaves_idgen128
-  bigint_parameter_back generated_back array_text_exact);
+  bigint_parameter_back generated_back array_text_exact
+  copy_text_out copy_text_in copy_binary_wire_formats copy_binary_in);
 
 SKIP:
 {
@@ -174,14 +175,15 @@ SKIP:
 		($rc, $out, $err) = run_program(
 			[
 				$npm, 'install', '--no-audit', '--no-fund', '--no-package-lock',
-				'--prefix', "$npm_dir/pg", 'pg@8'
+				'--prefix', "$npm_dir/pg", 'pg@8', 'pg-copy-streams@6'
 			],
 			120);
 	}
 	my $installed = $rc == 0 && -f "$npm_dir/pg/node_modules/pg/package.json";
-	skip_or_fail("npm install pg\@8 failed (rc $rc): $err", scalar(@node_checks) + 4)
+	$installed &&= -f "$npm_dir/pg/node_modules/pg-copy-streams/package.json";
+	skip_or_fail("npm install pg\@8 pg-copy-streams\@6 failed (rc $rc): $err", scalar(@node_checks) + 4)
 	  unless $installed;
-	pass('npm installed pg@8 into a temporary directory');
+	pass('npm installed pg@8 and pg-copy-streams@6 into a temporary directory');
 
 	my $user = $node->safe_psql('postgres', 'SELECT current_user');
 	{
