@@ -310,9 +310,10 @@ DECLARE
     l idgen.worker_lease;
 BEGIN
     PERFORM idgen.require_registry();
-    IF ttl <= interval '0' THEN
-        RAISE EXCEPTION 'lease ttl must be positive: %', ttl
-            USING ERRCODE = 'invalid_parameter_value';
+    IF ttl <= interval '0' OR ttl > interval '1 day' THEN
+        RAISE EXCEPTION 'lease ttl must lie between 0 and 1 day, not %', ttl
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'A lease''s end becomes its worker''s high-water mark: a far-off end would keep anyone from using the worker until then.';
     END IF;
     IF owner = '' OR owner LIKE 'node:%' THEN
         RAISE EXCEPTION 'invalid lease owner: "%"', owner

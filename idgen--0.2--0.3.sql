@@ -333,8 +333,8 @@ BEGIN
             USING ERRCODE = 'program_limit_exceeded',
                   HINT = 'Split the request into several keyed batches.';
     END IF;
-    IF p_key = '' THEN
-        RAISE EXCEPTION 'request key must not be empty'
+    IF p_key = '' OR length(p_key) > 200 THEN
+        RAISE EXCEPTION 'a request key has 1 to 200 characters, not %', length(p_key)
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
 
@@ -452,6 +452,10 @@ BEGIN
     END IF;
     IF count IS NULL OR count < 1 THEN
         RAISE EXCEPTION 'range size must be at least 1, not %', count
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF length(request_key) > 200 OR length(owner) > 200 THEN
+        RAISE EXCEPTION 'a range owner and request key have at most 200 characters'
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     PERFORM idgen.lock_registry();

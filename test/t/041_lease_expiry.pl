@@ -156,7 +156,7 @@ fails_with('postgres', "SELECT idgen_release_worker($r, $w4, $g4);",
 fails_with('postgres', "SELECT * FROM idgen_lease_worker('node:fake', '1s');",
 	'22023', 'invalid lease owner', 'lease under a node owner name');
 fails_with('postgres', "SELECT * FROM idgen_lease_worker('app9', '-1s');",
-	'22023', 'lease ttl must be positive', 'lease with a negative ttl');
+	'22023', 'lease ttl must lie between 0 and 1 day', 'lease with a negative ttl');
 
 # outside the registry database every lease function refuses
 $node->safe_psql('postgres', 'CREATE DATABASE otherdb');

@@ -1,0 +1,255 @@
+# 080_dump_restore.pl - a whole node's idgen data moves to a new node by
+# pg_dump and pg_restore
+#
+# One node holds a user database "app" (tables keyed by idgen and idgen128,
+# a keyed batch, masked tokens stored next to their IDs) and, in the
+# registry database "postgres" (where the background worker created the
+# extension), leased numeric ranges and an outside generator's worker lease.
+# Both databases are dumped in custom format and restored on a second, fresh
+# node that preloads idgen too.
+#
+# How each database is restored, and why:
+#
+#   - app: CREATE DATABASE app, then a plain pg_restore.  The restore's
+#     CREATE EXTENSION makes epoch row 1, and the dump holds only epoch rows
+#     above 1 (pg_extension_config_dump filter), mask keys and the tables.
+#
+#   - postgres: the new node's background worker has already created the
+#     extension there and leased its own block of workers in
+#     idgen.worker_lease.  Restoring the old worker_lease rows over that
+#     would hand the new node's workers to the old node's owner:
+#     "pg_restore --clean --if-exists" drops and recreates the extension
+#     under the running worker, brings back the old node's lease rows, and
+#     the new node fences itself at its next renewal ("the lease of workers
+#     0-15 of region 0 (generation 1) was fenced or released by an
+#     operator") - fail closed, but not a clean restore.  Worker leases
+#     belong to the nodes of one registry, not to the data: the new node
+#     keeps its own, and an outside generator leases its worker again from
+#     the new registry.  So the registry database is restored data only,
+#     from the dump's table of contents minus idgen.worker_lease
+#     (pg_restore -l, drop that line, pg_restore --data-only -L list):
+#     range_lease, the range_generation sequence, audit_log, collision,
+#     node_control, mask_key and the epoch rows above 1.
+#
+# The test asserts on the new node:
+#
+#   - both restores run without errors and print nothing on stderr;
+#   - every table's row count and checksum of its IDs are the same;
+#   - every stored token, 64- and 128-bit, unmasks to its stored ID (the
+#     mask keys came along: same ids and fingerprints);
+#   - the idgen.range_lease rows are the same, a request key leased before
+#     the dump returns the same range again, and a new idgen_lease_range()
+#     continues right after the last restored range with a higher
+#     generation;
+#   - the new node is active under its own worker lease, the old node's
+#     and the outside generator's leases did not come along, and the outside
+#     generator can lease a worker again;
+#   - new idgen_next() and idgen_next128() IDs are above every restored ID,
+#     and so is a batch asked for again with the pre-dump request key
+#     (idgen.batch_request is not dumped, as the README says);
+#   - idgen.epoch still holds one row in both databases.
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $conf = q{
+shared_preload_libraries = 'idgen'
+listen_addresses = ''
+};
+
+my $old = PostgreSQL::Test::Cluster->new('dump_src');
+$old->init;
+$old->append_conf('postgresql.conf', $conf);
+$old->start;
+
+# the background worker creates the extension in the registry database
+$old->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM pg_extension WHERE extname = 'idgen'})
+  or die 'the background worker did not create the extension';
+
+$old->safe_psql('postgres', 'CREATE DATABASE app');
+$old->safe_psql(
+	'app', q{
+CREATE EXTENSION idgen;
+CREATE TABLE orders (id idgen PRIMARY KEY DEFAULT idgen_next(), n integer NOT NULL);
+CREATE TABLE events (id idgen128 PRIMARY KEY DEFAULT idgen_next128(), n integer NOT NULL);
+CREATE TABLE batch (id idgen PRIMARY KEY);
+CREATE TABLE tok (id idgen NOT NULL, token text NOT NULL);
+CREATE TABLE tok128 (id idgen128 NOT NULL, token text NOT NULL);
+INSERT INTO orders (n) SELECT g FROM generate_series(1, 5000) AS g;
+INSERT INTO events (n) SELECT g FROM generate_series(1, 2000) AS g;
+INSERT INTO batch SELECT idgen_next_batch(1000, 'import-42');
+INSERT INTO tok SELECT id, idgen_mask(id) FROM orders WHERE n % 10 = 0;
+INSERT INTO tok128 SELECT id, idgen_mask(id) FROM events WHERE n % 10 = 0;
+});
+$old->safe_psql('app', 'SELECT idgen_rotate_mask_key()');
+$old->safe_psql(
+	'app', q{
+INSERT INTO tok SELECT id, idgen_mask(id) FROM orders WHERE n % 10 = 5;
+INSERT INTO tok128 SELECT id, idgen_mask(id) FROM events WHERE n % 10 = 5;
+});
+
+$old->safe_psql(
+	'postgres', q{
+SELECT idgen_lease_range('nightly-loader', 100000, 'load-1');
+SELECT idgen_lease_range('nightly-loader', 5000, 'load-2');
+SELECT idgen_lease_range('api-server', 777);
+SELECT idgen_range_consumed('1', '25000');
+});
+my ($ow_region, $ow_worker) = split /\|/,
+  $old->safe_psql('postgres',
+	q{SELECT region, worker FROM idgen_lease_worker('outside-gen', '1 hour')});
+ok(defined $ow_worker && $ow_worker ne '', 'an outside generator leased a worker');
+
+# what must come along
+my %sums = (
+	orders => q{SELECT count(*) || ':' || md5(string_agg(id::text, ',' ORDER BY id)) FROM orders},
+	events => q{SELECT count(*) || ':' || md5(string_agg(id::text, ',' ORDER BY id)) FROM events},
+	batch  => q{SELECT count(*) || ':' || md5(string_agg(id::text, ',' ORDER BY id)) FROM batch},
+	tok    => q{SELECT count(*) || ':' || md5(string_agg(id || '=' || token, ',' ORDER BY id, token)) FROM tok},
+	tok128 => q{SELECT count(*) || ':' || md5(string_agg(id || '=' || token, ',' ORDER BY id, token)) FROM tok128},
+	keys   => q{SELECT string_agg(key_id || ':' || fingerprint, ',' ORDER BY key_id) FROM idgen.mask_key},
+);
+my %before = map { $_ => $old->safe_psql('app', $sums{$_}) } keys %sums;
+is($before{orders} =~ /^5000:/ ? 1 : 0, 1, '5000 orders before the dump');
+is($before{keys} =~ /^1:.*,2:/ ? 1 : 0, 1, 'two mask keys before the dump');
+
+my $ranges_sql = q{
+SELECT string_agg(concat_ws('|', range_start, range_end, owner, generation, request_key, consumed),
+                  ',' ORDER BY range_start)
+FROM idgen.range_lease};
+my $ranges_before = $old->safe_psql('postgres', $ranges_sql);
+my @ranges = split /,/, $ranges_before;
+is(scalar @ranges, 3, 'three ranges before the dump');
+my ($max_end, $max_gen) = split /\|/,
+  $old->safe_psql('postgres',
+	'SELECT max(range_end::bigint), max(generation) FROM idgen.range_lease');
+
+my $app_dump = $old->basedir . '/app.dump';
+my $reg_dump = $old->basedir . '/postgres.dump';
+$old->command_ok([ 'pg_dump', '-Fc', '-f', $app_dump, '-d', $old->connstr('app') ],
+	'pg_dump -Fc of app');
+$old->command_ok([ 'pg_dump', '-Fc', '-f', $reg_dump, '-d', $old->connstr('postgres') ],
+	'pg_dump -Fc of the registry database');
+
+# a second, fresh node
+my $new = PostgreSQL::Test::Cluster->new('dump_dst');
+$new->init;
+$new->append_conf('postgresql.conf', $conf);
+$new->start;
+$new->poll_query_until('postgres', q{SELECT state = 'active' FROM idgen_status()})
+  or die 'the new node did not become active';
+my $new_owner = $new->safe_psql('postgres',
+	q{SELECT string_agg(DISTINCT owner, ',') FROM idgen.worker_lease WHERE owner IS NOT NULL});
+
+sub restore_ok
+{
+	my ($what, @cmd) = @_;
+	my ($stdout, $stderr) = ('', '');
+	my $ok = IPC::Run::run(\@cmd, '>', \$stdout, '2>', \$stderr);
+	ok($ok, "$what: pg_restore runs without errors");
+	is($stderr, '', "$what: pg_restore says nothing on stderr");
+}
+
+# app: a new database, a plain restore
+$new->safe_psql('postgres', 'CREATE DATABASE app');
+restore_ok('app',
+	'pg_restore', '--exit-on-error', '-d', $new->connstr('app'), $app_dump);
+
+# postgres: data only, without the old node's worker leases
+my $toc = $new->basedir . '/postgres.toc';
+my $list = '';
+IPC::Run::run([ 'pg_restore', '-l', $reg_dump ], '>', \$list)
+  or die 'pg_restore -l failed';
+like($list, qr/TABLE DATA idgen range_lease /, 'the registry dump holds the range leases');
+like($list, qr/SEQUENCE SET idgen range_generation /, 'and the range generation sequence');
+like($list, qr/TABLE DATA idgen worker_lease /, 'and the worker leases');
+open my $fh, '>', $toc or die "open $toc: $!";
+print $fh join('', grep { !/TABLE DATA idgen worker_lease / } split /^/m, $list);
+close $fh;
+restore_ok('postgres',
+	'pg_restore', '--data-only', '--exit-on-error', '-L', $toc,
+	'-d', $new->connstr('postgres'), $reg_dump);
+
+# the data
+for my $t (sort keys %sums)
+{
+	is($new->safe_psql('app', $sums{$t}), $before{$t}, "$t: the same after the restore");
+}
+is( $new->safe_psql(
+		'app', q{SELECT count(*) FILTER (WHERE idgen_unmask(token) = id) || '/' || count(*) FROM tok}),
+	'1000/1000',
+	'every stored 64-bit token unmasks to its ID on the new node');
+is( $new->safe_psql(
+		'app',
+		q{SELECT count(*) FILTER (WHERE idgen_unmask128(token) = id) || '/' || count(*) FROM tok128}),
+	'400/400',
+	'every stored 128-bit token unmasks to its ID on the new node');
+
+# the ranges
+is($new->safe_psql('postgres', $ranges_sql), $ranges_before, 'idgen.range_lease came along');
+is( $new->safe_psql(
+		'postgres',
+		q{SELECT concat_ws('|', range_start, range_end, generation) FROM idgen_lease_range('nightly-loader', 5000, 'load-2')}
+	),
+	$old->safe_psql(
+		'postgres',
+		q{SELECT concat_ws('|', range_start, range_end, generation) FROM idgen_lease_range('nightly-loader', 5000, 'load-2')}
+	),
+	'a request key of before the dump returns the same range on the new node');
+my ($rs, $re, $rg) = split /\|/,
+  $new->safe_psql('postgres',
+	q{SELECT concat_ws('|', range_start, range_end, generation) FROM idgen_lease_range('after-restore', 10)});
+is($rs, $max_end + 1, 'a new range continues right after the restored ones');
+is($re, $max_end + 10, 'and has the size asked for');
+cmp_ok($rg, '>', $max_gen, 'with a generation above the restored ones');
+is($new->safe_psql('postgres', q{SELECT idgen_range_consumed('1', '30000')}),
+	'', 'progress can be reported on a restored range');
+
+# the worker leases
+is($new->safe_psql('postgres', 'SELECT state FROM idgen_status()'),
+	'active', 'the new node is active after the restore');
+is( $new->safe_psql(
+		'postgres',
+		q{SELECT string_agg(DISTINCT owner, ',') FROM idgen.worker_lease WHERE owner IS NOT NULL}),
+	$new_owner,
+	'the registry holds only the new node\'s own worker lease');
+is( $new->safe_psql(
+		'postgres',
+		q{SELECT count(*) FROM idgen_lease_worker('outside-gen', '1 hour')}),
+	'1', 'the outside generator leases a worker again from the new registry');
+
+# new IDs are above every restored one
+cmp_ok(
+	$new->safe_psql(
+		'app', q{
+SELECT count(*) FROM (SELECT idgen_next() AS id FROM generate_series(1, 1000)) AS x
+WHERE x.id <= (SELECT max(id::bigint) FROM orders) OR x.id <= (SELECT max(id::bigint) FROM batch)}),
+	'==', 0, 'new 64-bit IDs are above every restored ID');
+is( $new->safe_psql(
+		'app', q{
+SELECT count(*) FROM (SELECT idgen_next128() AS id FROM generate_series(1, 1000)) AS x
+WHERE x.id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1)}),
+	'0', 'new 128-bit IDs are above every restored ID');
+is( $new->safe_psql(
+		'app', q{
+SELECT count(*) FROM idgen_next_batch(1000, 'import-42') AS x(id)
+WHERE x.id <= (SELECT max(id::bigint) FROM batch) OR x.id <= (SELECT max(id::bigint) FROM orders)}),
+	'0', 'the pre-dump request key makes a new batch above every restored ID');
+is($new->safe_psql('app', 'INSERT INTO orders (n) VALUES (0) RETURNING n'),
+	'0', 'a restored table takes new rows by its DEFAULT');
+
+# the layout
+is($new->safe_psql('app', 'SELECT count(*) FROM idgen.epoch'), '1', 'app: one epoch row');
+is($new->safe_psql('postgres', 'SELECT count(*) FROM idgen.epoch'), '1', 'postgres: one epoch row');
+
+# the old node goes on undisturbed
+is($old->safe_psql('postgres', 'SELECT state FROM idgen_status()'), 'active',
+	'the old node is still active');
+
+$new->stop;
+$old->stop;
+done_testing();
