@@ -724,9 +724,16 @@ idgen_generate_one(void)
 {
 	IdgenBatch	batch;
 
-	idgen_reserve(1, &batch);
-	idgen_count(1, false);
+	idgen_generate_single(&batch);
 	return idgen_batch_id(&batch, 0);
+}
+
+/* one ID's tick, for callers that build their own ID from it (idgen128) */
+void
+idgen_generate_single(IdgenBatch *batch)
+{
+	idgen_reserve(1, batch);
+	idgen_count(1, false);
 }
 
 void

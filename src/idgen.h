@@ -59,6 +59,7 @@ typedef struct IdgenBatch
 } IdgenBatch;
 
 extern int64 idgen_generate_one(void);
+extern void idgen_generate_single(IdgenBatch *batch);
 extern void idgen_generate_batch(uint64 count, IdgenBatch *batch);
 extern Datum idgen_batch_srf(FunctionCallInfo fcinfo,
 							 Datum (*make_id) (const IdgenBatch *batch, uint64 i));

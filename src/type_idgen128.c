@@ -166,7 +166,7 @@ idgen_next128(PG_FUNCTION_ARGS)
 {
 	IdgenBatch	batch;
 
-	idgen_generate_batch(1, &batch);
+	idgen_generate_single(&batch);
 	PG_RETURN_UUID_P(batch_uuid(&batch, 0));
 }
 
