@@ -1,7 +1,7 @@
 # idgen - PGXS build.  `make demo` and `make test` install what they need.
 
 EXTENSION  = idgen
-EXTVERSION = 0.4
+EXTVERSION = 0.5
 
 MODULE_big = idgen
 OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \

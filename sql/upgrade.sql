@@ -41,6 +41,9 @@ SELECT extversion FROM pg_extension WHERE extname = 'idgen';
 SELECT idgen_unmask(idgen_mask(x)) = x AS mask_round_trip FROM (SELECT idgen_next() AS x) AS s;
 SELECT idgen_next() >= now() - interval '1 minute' AS time_predicate;
 
+ALTER EXTENSION idgen UPDATE TO '0.5';
+SELECT extversion FROM pg_extension WHERE extname = 'idgen';
+
 -- the chain ends where a fresh install starts
 SELECT extversion = :'current_version' AS at_current_version FROM pg_extension WHERE extname = 'idgen';
 SELECT md5(string_agg(pg_describe_object(classid, objid, objsubid), E'\n'
