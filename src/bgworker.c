@@ -12,6 +12,9 @@
  *     a local WAL flush before the generator may use it;
  *   - stops the node at once when a renewal finds the rows no longer its own
  *     (fenced by an operator, or taken by another holder: a collision);
+ *   - reads the registry's layout epochs with every acquisition and renewal
+ *     and hands them to the generator before the lease they come with, so
+ *     no lease outlives the node's knowledge of a layout switch;
  *   - watches the wall clock against CLOCK_MONOTONIC and audits steps back
  *     and large jumps forward;
  *   - gives the lease back at shutdown, keeping its high-water mark.
@@ -321,6 +324,39 @@ registry_ready(IdgenWorker *w)
 	return true;
 }
 
+/*
+ * Does the node's block fit the layout in force now and every one scheduled
+ * after it?  If not, says why in *reason.
+ */
+static bool
+block_fits(IdgenWorker *w, const IdgenEpochList *list, int first_worker,
+		   char *reason, size_t reason_len)
+{
+	const IdgenEpoch *e = idgen_epochs_at(list, idgen_wall_unix_ms());
+	int			block_bits = 0;
+	int			i;
+
+	while ((1 << block_bits) < w->worker_count)
+		block_bits++;
+	for (i = e->version - 1; i < list->count; i++)
+	{
+		const IdgenEpoch *x = &list->epochs[i];
+		const char *problem = idgen_node_check(&x->layout, w->region,
+											   first_worker, block_bits);
+
+		if (problem != NULL)
+		{
+			snprintf(reason, reason_len,
+					 "layout epoch %d (%d region, %d worker bits): %s (region %d, workers %d-%d)",
+					 x->version, x->layout.region_bits, x->layout.worker_bits,
+					 problem, w->region, first_worker,
+					 first_worker + w->worker_count - 1);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* An operator's idgen_disable() lasts across restarts. */
 static void
 load_disabled(IdgenWorker *w)
@@ -406,6 +442,10 @@ try_acquire(IdgenWorker *w)
 	HeapTuple	tup;
 	TupleDesc	desc;
 	IdgenLease	lease;
+	IdgenEpochList epochs;
+	int			region_bits;
+	int			worker_bits;
+	char		reason[256];
 
 	begin_work("idgen: leasing a worker id");
 	if (!registry_ready(w))
@@ -419,14 +459,29 @@ try_acquire(IdgenWorker *w)
 	}
 	load_disabled(w);
 
+	/* the workers must fit the layout now and every one scheduled after it */
+	idgen_epochs_read_spi(&epochs);
 	now = idgen_wall_unix_ms();
+	idgen_epochs_min_bits(&epochs, now, &region_bits, &worker_bits);
+	if (!block_fits(w, &epochs, idgen_worker_id >= 0 ? idgen_worker_id : 0,
+					reason, sizeof(reason)))
+	{
+		flush_audit(w);
+		end_work();
+		idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
+		if (!w->logged_missing)
+			ereport(LOG, (errmsg("idgen: cannot lease: %s; retrying", reason)));
+		w->logged_missing = true;
+		return;
+	}
+
 	values[0] = CStringGetTextDatum(w->owner);
 	values[1] = CStringGetTextDatum(w->sysid);
 	values[2] = Int32GetDatum(w->timeline);
 	values[3] = Int32GetDatum(w->region);
 	values[4] = Int32GetDatum(idgen_worker_id);
 	values[5] = Int32GetDatum(w->worker_count);
-	values[6] = Int32GetDatum(w->worker_bits);
+	values[6] = Int32GetDatum(worker_bits);
 	values[7] = unix_ms_datum(now);
 	values[8] = Float8GetDatum(idgen_lease_ttl_ms / 1000.0);
 	values[9] = unix_ms_datum(hw_target());
@@ -471,6 +526,16 @@ try_acquire(IdgenWorker *w)
 		lease.start_after_unix_ms = isnull ? -1 : datum_unix_ms(d);
 	}
 	lease.valid_until_unix_ms = valid_until(lease.lease_until_unix_ms);
+
+	/*
+	 * A layout scheduled while this transaction waited for the registry is
+	 * seen now (a new statement, a new snapshot); the lease must fit it too,
+	 * or be rolled back.
+	 */
+	idgen_epochs_read_spi(&epochs);
+	if (!block_fits(w, &epochs, lease.first_worker, reason, sizeof(reason)))
+		ereport(ERROR,
+				(errmsg("idgen: the leased workers do not fit %s", reason)));
 	flush_audit(w);
 	end_work();
 	note_local_hw(w, lease.hw_unix_ms);
@@ -479,6 +544,7 @@ try_acquire(IdgenWorker *w)
 	w->lease = lease;
 	w->have_lease = true;
 	w->logged_missing = false;
+	idgen_publish_epochs(&epochs);
 	idgen_publish_lease(&lease);
 	ereport(LOG,
 			(errmsg("idgen: leased workers %d-%d of region %d, generation %lld",
@@ -526,10 +592,15 @@ renew(IdgenWorker *w)
 	{
 		int64		lease_until = datum_unix_ms(SPI_getbinval(tup, desc, 2, &isnull));
 		int64		hw = datum_unix_ms(SPI_getbinval(tup, desc, 3, &isnull));
+		IdgenEpochList epochs;
 
+		/* read after the renewal: a layout scheduled before it is seen */
+		idgen_epochs_read_spi(&epochs);
 		flush_audit(w);
 		end_work();
 		note_local_hw(w, hw);
+		/* the epochs first: the extended lease must not run past a switch unknown */
+		idgen_publish_epochs(&epochs);
 		w->lease.lease_until_unix_ms = lease_until;
 		w->lease.valid_until_unix_ms = valid_until(lease_until);
 		w->lease.hw_unix_ms = hw;

@@ -1,8 +1,10 @@
 /*
  * decode.c - taking 64-bit IDs apart, and IDs bounding a moment in time
  *
- * These work without shared_preload_libraries: the layout comes from the
- * running generator when there is one, else from the built-in default.
+ * Each ID is read with the layout epoch it was issued under, found from its
+ * value alone (see epochs.h); a moment in time is read with the epoch in
+ * force then.  These work without shared_preload_libraries too (see
+ * epoch_sql.c for where the list of epochs comes from).
  */
 #include "idgen.h"
 
@@ -10,18 +12,40 @@
 #include "funcapi.h"
 #include "utils/timestamp.h"
 
-/* layout epoch number of the built-in layout: row 1 of idgen.epoch */
-#define IDGEN_FIRST_EPOCH 1
-
-/* ms since the layout's epoch, clamped so infinities stay in range */
-static int64
-timestamptz_to_layout_ms(const IdgenLayout *layout, TimestampTz ts)
+/*
+ * The layout in force at ts, and ts in its milliseconds, clamped so the
+ * infinities stay in range.
+ */
+static const IdgenLayout *
+layout_at(TimestampTz ts, int64 *ms)
 {
+	const IdgenEpochList *list = idgen_epoch_list();
+	const IdgenEpoch *e;
+
 	if (TIMESTAMP_IS_NOBEGIN(ts))
-		return -1;
+	{
+		*ms = -1;
+		return &list->epochs[0].layout;
+	}
 	if (TIMESTAMP_IS_NOEND(ts))
-		return idgen_layout_max_ms(layout) + 1;
-	return idgen_timestamptz_to_unix_ms(ts) - layout->epoch_unix_ms;
+	{
+		e = &list->epochs[list->count - 1];
+		*ms = idgen_layout_max_ms(&e->layout) + 1;
+		return &e->layout;
+	}
+	e = idgen_epochs_at(list, idgen_timestamptz_to_unix_ms(ts));
+	*ms = idgen_timestamptz_to_unix_ms(ts) - e->layout.epoch_unix_ms;
+	return &e->layout;
+}
+
+/* an ID's fields under its own epoch's layout; returns the epoch */
+const IdgenEpoch *
+idgen_decode_id(int64 id, IdgenFields *fields)
+{
+	const IdgenEpoch *e = idgen_epochs_for_id(idgen_epoch_list(), (uint64) id);
+
+	idgen_layout_decompose(&e->layout, (uint64) id, fields);
+	return e;
 }
 
 /* idgen_decode(idgen): (ts, region, worker, seq, epoch) */
@@ -30,7 +54,7 @@ Datum
 idgen_decode(PG_FUNCTION_ARGS)
 {
 	int64		id = PG_GETARG_INT64(0);
-	IdgenLayout layout;
+	const IdgenEpoch *e;
 	IdgenFields fields;
 	TupleDesc	tupdesc;
 	Datum		values[5];
@@ -40,9 +64,8 @@ idgen_decode(PG_FUNCTION_ARGS)
 		elog(ERROR, "idgen_decode must return a composite type");
 	tupdesc = BlessTupleDesc(tupdesc);
 
-	idgen_current_layout(&layout);
-	idgen_layout_decompose(&layout, (uint64) id, &fields);
-	if (fields.ms + layout.epoch_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
+	e = idgen_decode_id(id, &fields);
+	if (fields.ms + e->layout.epoch_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
 	{
 		/* a leased range's ID: no time, node or sequence; epoch 0 says so */
 		nulls[0] = nulls[1] = nulls[2] = nulls[3] = true;
@@ -51,11 +74,11 @@ idgen_decode(PG_FUNCTION_ARGS)
 	else
 	{
 		values[0] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(fields.ms +
-																	  layout.epoch_unix_ms));
+																	  e->layout.epoch_unix_ms));
 		values[1] = Int32GetDatum((int32) fields.region);
 		values[2] = Int32GetDatum((int32) fields.worker);
 		values[3] = Int32GetDatum((int32) fields.seq);
-		values[4] = Int32GetDatum(IDGEN_FIRST_EPOCH);
+		values[4] = Int32GetDatum(e->version);
 	}
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
@@ -67,16 +90,15 @@ Datum
 idgen_timestamp(PG_FUNCTION_ARGS)
 {
 	int64		id = PG_GETARG_INT64(0);
-	IdgenLayout layout;
+	const IdgenEpoch *e;
 	IdgenFields fields;
 
-	idgen_current_layout(&layout);
-	idgen_layout_decompose(&layout, (uint64) id, &fields);
+	e = idgen_decode_id(id, &fields);
 	/* a leased range's ID carries no time */
-	if (fields.ms + layout.epoch_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
+	if (fields.ms + e->layout.epoch_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
 		PG_RETURN_NULL();
 	PG_RETURN_TIMESTAMPTZ(idgen_unix_ms_to_timestamptz(fields.ms +
-													   layout.epoch_unix_ms));
+													   e->layout.epoch_unix_ms));
 }
 
 /* idgen_min_at(ts): lowest ID any node can issue in ts's millisecond */
@@ -85,11 +107,10 @@ Datum
 idgen_min_at(PG_FUNCTION_ARGS)
 {
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
-	IdgenLayout layout;
+	int64		ms;
+	const IdgenLayout *layout = layout_at(ts, &ms);
 
-	idgen_current_layout(&layout);
-	PG_RETURN_INT64((int64) idgen_layout_min_at(&layout,
-												timestamptz_to_layout_ms(&layout, ts)));
+	PG_RETURN_INT64((int64) idgen_layout_min_at(layout, ms));
 }
 
 /* idgen_max_at(ts): highest ID any node can issue in ts's millisecond */
@@ -98,11 +119,10 @@ Datum
 idgen_max_at(PG_FUNCTION_ARGS)
 {
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
-	IdgenLayout layout;
+	int64		ms;
+	const IdgenLayout *layout = layout_at(ts, &ms);
 
-	idgen_current_layout(&layout);
-	PG_RETURN_INT64((int64) idgen_layout_max_at(&layout,
-												timestamptz_to_layout_ms(&layout, ts)));
+	PG_RETURN_INT64((int64) idgen_layout_max_at(layout, ms));
 }
 
 /* idgen.default_layout(): the built-in layout, as idgen.epoch stores it */

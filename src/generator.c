@@ -6,10 +6,15 @@
  * lock, no table access, no allocation, no WAL.
  *
  * Locking protocol
- *   last_tick      Atomic.  Advanced only by compare-and-swap from the value
- *                  the reservation was computed from, so reservations are
- *                  disjoint and strictly ascending across all backends.
- *   config         Written only under config_lock, between two increments
+ *   ticks[k]       Atomic: the last tick issued under layout epoch k (a
+ *                  tick's meaning depends on the layout, so each epoch has
+ *                  its own).  Advanced only by compare-and-swap from the
+ *                  value the reservation was computed from, so reservations
+ *                  are disjoint and strictly ascending across all backends.
+ *                  A backend that read the configuration before an epoch
+ *                  switch can only touch the old epoch's word, and then
+ *                  throws its reservation away (below).
+ *   config, epochs Written only under config_lock, between two increments
  *                  of config_seq (odd while a write is under way).  Readers
  *                  copy it without a lock and retry on a changed sequence.
  *                  A generator rereads config_seq after its compare-and-swap
@@ -43,6 +48,7 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
+#include "epochs.h"
 #include "tick.h"
 #include "tscclock.h"
 
@@ -62,14 +68,24 @@ typedef struct IdgenConfig
 	int64		horizon_ms;		/* last millisecond the time field holds */
 	int64		hw_ms;			/* durable high-water mark, layout ms */
 	int64		valid_until_unix_ms;	/* stop issuing at this wall time */
+	int64		switch_at_unix_ms;	/* next epoch starts; INT64_MAX: none */
+	int			epoch_version;	/* the layout epoch issuing now */
 	/* the hot path copies only the fields above; the rest is for status */
 	int64		lease_until_unix_ms;
 	int64		generation;
 	int			region;
 	int			first_worker;
 	int			worker_count;
+	int			block_bits;		/* log2(worker_count) */
 	IdgenLayout layout;
 } IdgenConfig;
+
+/* one tick word per epoch, each alone on its cache line */
+typedef struct IdgenTickWord
+{
+	pg_atomic_uint64 value;
+	char		pad[PG_CACHE_LINE_SIZE - sizeof(pg_atomic_uint64)];
+} IdgenTickWord;
 
 typedef struct IdgenBackendSlot
 {
@@ -80,9 +96,8 @@ typedef struct IdgenBackendSlot
 
 typedef struct IdgenShared
 {
-	/* written on every reservation: alone on its cache line */
-	pg_atomic_uint64 last_tick;
-	char		pad0[PG_CACHE_LINE_SIZE - sizeof(pg_atomic_uint64)];
+	/* written on every reservation; index 0 unused, k: epoch k */
+	IdgenTickWord ticks[IDGEN_MAX_EPOCHS + 1];
 
 	/* written about once a millisecond */
 	pg_atomic_uint64 max_wall_ms;
@@ -93,6 +108,8 @@ typedef struct IdgenShared
 	/* read on every reservation, rarely written */
 	pg_atomic_uint32 config_seq;
 	IdgenConfig config;
+	IdgenEpochList epochs;		/* every epoch the registry has */
+	bool		epochs_loaded;	/* false until read from the registry */
 	slock_t		config_lock;
 	/* the rest of this group is protected by config_lock */
 	IdgenState	lease_state;	/* what the lease alone allows */
@@ -122,6 +139,10 @@ typedef struct IdgenShared
 } IdgenShared;
 
 static IdgenShared *idgen_shared = NULL;
+
+static void idgen_follow_epochs(IdgenShared *sh, int64 now_unix);
+static void idgen_set_limit(IdgenConfig *cfg);
+static void idgen_switch_epoch(void);
 static IdgenBackendSlot *my_slot = NULL;
 static bool recovery_over = false;
 
@@ -161,9 +182,13 @@ idgen_configure_node(IdgenShared *sh)
 	const char *problem;
 	int			block_bits = 0;
 
-	idgen_layout_default(&cfg->layout);
+	idgen_epochs_init(&sh->epochs);
+	cfg->layout = sh->epochs.epochs[0].layout;
+	cfg->epoch_version = 1;
+	cfg->switch_at_unix_ms = PG_INT64_MAX;
 	while ((1 << block_bits) < idgen_workers_per_node)
 		block_bits++;
+	cfg->block_bits = block_bits;
 
 	cfg->region = idgen_region_id;
 	cfg->first_worker = -1;
@@ -212,7 +237,8 @@ idgen_shmem_startup_hook(void)
 		IdgenShared *sh = idgen_shared;
 
 		memset(sh, 0, idgen_shmem_size());
-		pg_atomic_init_u64(&sh->last_tick, 0);
+		for (i = 0; i <= IDGEN_MAX_EPOCHS; i++)
+			pg_atomic_init_u64(&sh->ticks[i].value, 0);
 		pg_atomic_init_u64(&sh->max_wall_ms, 0);
 		pg_atomic_init_u64(&sh->hw_wanted_unix_ms, 0);
 		pg_atomic_init_u32(&sh->config_seq, 0);
@@ -556,6 +582,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 		int64		now_unix;
 		int64		now_ms;
 		uint64		old;
+		pg_atomic_uint64 *tick;
 		IdgenReservation res;
 		IdgenTickResult r;
 
@@ -587,6 +614,13 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 					 errdetail("IDs of earlier times are reserved for numeric ranges (idgen_lease_range), so idgen does not generate them."),
 					 errhint("Set the system clock correctly.")));
 
+		/* a new layout epoch has begun: move to it before anything else */
+		if (unlikely(now_unix >= cfg.switch_at_unix_ms))
+		{
+			idgen_switch_epoch();
+			continue;
+		}
+
 		/* past the layout's horizon the time field would wrap: never */
 		if (unlikely(now_ms > cfg.horizon_ms))
 			idgen_refuse_horizon(cfg.horizon_ms);
@@ -610,13 +644,14 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 							 idgen_database)));
 		}
 
-		old = pg_atomic_read_u64(&sh->last_tick);
+		tick = &sh->ticks[cfg.epoch_version].value;
+		old = pg_atomic_read_u64(tick);
 		for (;;)
 		{
 			r = idgen_tick_reserve(old, now_ms, cfg.counter_bits, count,
 								   idgen_max_drift_ms, cfg.limit_ms, &res);
 			if (r != IDGEN_TICK_OK ||
-				pg_atomic_compare_exchange_u64(&sh->last_tick, &old, res.last))
+				pg_atomic_compare_exchange_u64(tick, &old, res.last))
 				break;
 		}
 
@@ -637,6 +672,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 			batch->time_shift = cfg.time_shift;
 			batch->node_bits = cfg.node_bits;
 			batch->epoch_unix_ms = cfg.epoch_unix_ms;
+			batch->epoch_version = cfg.epoch_version;
 			return;
 		}
 
@@ -663,6 +699,32 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 						 errhint("Set the system clock correctly.")));
 				break;
 			case IDGEN_TICK_LIMIT:
+				if (cfg.switch_at_unix_ms != PG_INT64_MAX &&
+					cfg.limit_ms == cfg.switch_at_unix_ms - 1 - cfg.epoch_unix_ms)
+				{
+					/*
+					 * The logical clock has used up the old layout's last
+					 * millisecond: wait for the wall clock to reach the new
+					 * one, as for any clock that runs behind.
+					 */
+					int64		need_ms = cfg.switch_at_unix_ms - now_unix;
+					int64		now_mono = idgen_monotonic_ms();
+
+					waited_ms = wait_started < 0 ? 0 : (int) (now_mono - wait_started);
+					if (waited_ms + need_ms > idgen_max_clock_wait_ms)
+					{
+						pg_atomic_fetch_add_u64(&sh->clock_wait_ms, waited_ms);
+						idgen_refuse_clock(need_ms, waited_ms);
+					}
+					if (wait_started < 0)
+					{
+						wait_started = now_mono;
+						pg_atomic_fetch_add_u64(&sh->clock_waits, 1);
+					}
+					pg_usleep((need_ms > 0 ? need_ms : 1) * 1000L);
+					CHECK_FOR_INTERRUPTS();
+					break;
+				}
 				if (cfg.hw_ms < cfg.horizon_ms)
 				{
 					/* the durable high-water mark is behind: ask for more */
@@ -743,21 +805,6 @@ idgen_generate_batch(uint64 count, IdgenBatch *batch)
 	idgen_count(count, true);
 }
 
-void
-idgen_current_layout(IdgenLayout *layout)
-{
-	IdgenConfig cfg;
-	uint32		seq;
-
-	if (idgen_shared == NULL)
-	{
-		idgen_layout_default(layout);
-		return;
-	}
-	idgen_read_config(&cfg, &seq);
-	*layout = cfg.layout;
-}
-
 const char *
 idgen_state_name(IdgenState state)
 {
@@ -799,7 +846,7 @@ idgen_status_snapshot(IdgenStatusSnapshot *snap)
 	strlcpy(snap->owner, sh->owner, sizeof(snap->owner));
 	SpinLockRelease(&sh->config_lock);
 
-	last = pg_atomic_read_u64(&sh->last_tick);
+	last = pg_atomic_read_u64(&sh->ticks[cfg.epoch_version].value);
 	snap->wall_unix_ms = idgen_wall_unix_ms();
 	snap->state = cfg.state;
 	if (RecoveryInProgress())
@@ -862,6 +909,161 @@ idgen_config_end(void)
 	SpinLockRelease(&sh->config_lock);
 }
 
+/* No tick past the durable mark, the horizon, or the next epoch's start. */
+static void
+idgen_set_limit(IdgenConfig *cfg)
+{
+	int64		limit = Min(cfg->hw_ms, cfg->horizon_ms);
+
+	if (cfg->switch_at_unix_ms != PG_INT64_MAX)
+		limit = Min(limit, cfg->switch_at_unix_ms - 1 - cfg->epoch_unix_ms);
+	cfg->limit_ms = limit;
+}
+
+/*
+ * Inside a configuration write: issue under the epoch in force at now_unix,
+ * and arm the switch to the one after it.  Every tick issued so far belongs
+ * to an earlier epoch and lies before this one's start (the limit stopped
+ * it there), so the new epoch's tick word starts just below its start: its
+ * first ID is its boundary or above, over everything ever issued.
+ */
+static void
+idgen_follow_epochs(IdgenShared *sh, int64 now_unix)
+{
+	IdgenConfig *cfg = &sh->config;
+	const IdgenEpoch *e = idgen_epochs_at(&sh->epochs, now_unix);
+	const IdgenEpoch *next;
+
+	if (e->version > cfg->epoch_version)
+	{
+		int64		old_epoch_ms = cfg->epoch_unix_ms;
+		int64		start_ms = e->start_unix_ms - e->layout.epoch_unix_ms;
+		uint64		floor_tick;
+		pg_atomic_uint64 *tick = &sh->ticks[e->version].value;
+
+		cfg->layout = e->layout;
+		cfg->epoch_version = e->version;
+		cfg->epoch_unix_ms = e->layout.epoch_unix_ms;
+		cfg->counter_bits = cfg->block_bits + e->layout.seq_bits;
+		cfg->time_shift = idgen_layout_time_shift(&e->layout);
+		cfg->horizon_ms = idgen_layout_max_ms(&e->layout);
+		if (cfg->hw_ms >= 0)
+			cfg->hw_ms += old_epoch_ms - cfg->epoch_unix_ms;
+		if (cfg->first_worker >= 0)
+		{
+			const char *problem = idgen_node_check(&e->layout, cfg->region,
+												   cfg->first_worker,
+												   cfg->block_bits);
+
+			if (problem != NULL)
+			{
+				/* the schedule refuses such layouts; never issue under one */
+				sh->lease_state = IDGEN_STATE_FENCED;
+				snprintf(sh->reason, sizeof(sh->reason),
+						 "layout epoch %d does not fit this node: %s (region %d, workers %d-%d)",
+						 e->version, problem, cfg->region, cfg->first_worker,
+						 cfg->first_worker + cfg->worker_count - 1);
+				cfg->valid_until_unix_ms = 0;
+			}
+			else
+				cfg->node_bits = idgen_node_bits(&e->layout, cfg->region,
+												 cfg->first_worker);
+		}
+		if (start_ms > 0)
+		{
+			floor_tick = ((uint64) start_ms << cfg->counter_bits) - 1;
+			if (pg_atomic_read_u64(tick) < floor_tick)
+				pg_atomic_write_u64(tick, floor_tick);
+		}
+	}
+	next = idgen_epochs_version(&sh->epochs, cfg->epoch_version + 1);
+	cfg->switch_at_unix_ms = next != NULL ? next->start_unix_ms : PG_INT64_MAX;
+	idgen_set_limit(cfg);
+}
+
+/* The first reservation past a switch time makes the switch. */
+static void
+idgen_switch_epoch(void)
+{
+	IdgenShared *sh = idgen_shared;
+
+	idgen_config_begin();
+	idgen_follow_epochs(sh, idgen_wall_unix_ms());
+	idgen_config_end();
+}
+
+/*
+ * The background worker hands over the registry's epochs, read in the same
+ * transaction as the lease it is about to publish, before it publishes it.
+ */
+void
+idgen_publish_epochs(const IdgenEpochList *list)
+{
+	IdgenShared *sh = idgen_shared;
+
+	idgen_config_begin();
+	/* epochs are only ever appended: a shorter list is an older reading */
+	if (list->count >= sh->epochs.count)
+		sh->epochs = *list;
+	sh->epochs_loaded = true;
+	idgen_follow_epochs(sh, idgen_wall_unix_ms());
+	idgen_config_end();
+}
+
+/*
+ * A consistent copy of the node's epochs, for decoding.  Returns false (and
+ * copies nothing) before the background worker has read them; *seq tells
+ * whether a copy taken earlier is still current.
+ */
+bool
+idgen_epochs_copy(IdgenEpochList *list, uint32 *seq_out)
+{
+	IdgenShared *sh = idgen_shared;
+
+	if (sh == NULL)
+		return false;
+	for (;;)
+	{
+		uint32		seq = pg_atomic_read_u32(&sh->config_seq);
+		bool		loaded;
+
+		if (seq & 1)
+		{
+			pg_spin_delay();
+			continue;
+		}
+		pg_read_barrier();
+		loaded = sh->epochs_loaded;
+		if (loaded)
+			memcpy(list, &sh->epochs, sizeof(IdgenEpochList));
+		pg_read_barrier();
+		if (pg_atomic_read_u32(&sh->config_seq) == seq)
+		{
+			*seq_out = seq;
+			return loaded;
+		}
+	}
+}
+
+/* changes whenever the configuration or the epochs may have */
+uint32
+idgen_config_version(void)
+{
+	return idgen_shared != NULL ? pg_atomic_read_u32(&idgen_shared->config_seq) : 0;
+}
+
+/* the epoch issuing now and the next one's start (PG_INT64_MAX: none) */
+void
+idgen_current_epoch(int *version, int64 *switch_at_unix_ms)
+{
+	IdgenConfig cfg;
+	uint32		seq;
+
+	idgen_read_config(&cfg, &seq);
+	*version = cfg.epoch_version;
+	*switch_at_unix_ms = cfg.switch_at_unix_ms;
+}
+
 bool
 idgen_config_is_broken(void)
 {
@@ -898,26 +1100,32 @@ idgen_publish_lease(const IdgenLease *lease)
 {
 	IdgenShared *sh = idgen_shared;
 	IdgenConfig *cfg = &sh->config;
-	int64		floor_ms = lease->start_after_unix_ms - cfg->epoch_unix_ms;
+	int64		floor_ms;
 	uint64		floor_tick;
 	uint64		old;
 
+	pg_atomic_uint64 *tick;
+
 	idgen_config_begin();
+	/* a lease taken after a switch time starts in the new epoch */
+	idgen_follow_epochs(sh, idgen_wall_unix_ms());
+	floor_ms = lease->start_after_unix_ms - cfg->epoch_unix_ms;
 	cfg->first_worker = lease->first_worker;
 	cfg->generation = lease->generation;
 	cfg->node_bits = idgen_node_bits(&cfg->layout, cfg->region, lease->first_worker);
 	cfg->lease_until_unix_ms = lease->lease_until_unix_ms;
 	cfg->valid_until_unix_ms = lease->valid_until_unix_ms;
 	cfg->hw_ms = lease->hw_unix_ms - cfg->epoch_unix_ms;
-	cfg->limit_ms = Min(cfg->hw_ms, cfg->horizon_ms);
+	idgen_set_limit(cfg);
 
 	/* start strictly above everything issued under earlier leases */
-	if (floor_ms >= 0)
+	if (lease->start_after_unix_ms >= 0 && floor_ms >= 0)
 	{
+		tick = &sh->ticks[cfg->epoch_version].value;
 		floor_tick = ((uint64) (floor_ms + 1) << cfg->counter_bits) - 1;
-		old = pg_atomic_read_u64(&sh->last_tick);
+		old = pg_atomic_read_u64(tick);
 		while (old < floor_tick &&
-			   !pg_atomic_compare_exchange_u64(&sh->last_tick, &old, floor_tick))
+			   !pg_atomic_compare_exchange_u64(tick, &old, floor_tick))
 			;
 	}
 	sh->lease_state = IDGEN_STATE_ACTIVE;
@@ -936,7 +1144,7 @@ idgen_publish_renewal(int64 lease_until_unix_ms, int64 valid_until_unix_ms,
 	cfg->lease_until_unix_ms = lease_until_unix_ms;
 	cfg->valid_until_unix_ms = valid_until_unix_ms;
 	cfg->hw_ms = Max(cfg->hw_ms, hw_unix_ms - cfg->epoch_unix_ms);
-	cfg->limit_ms = Min(cfg->hw_ms, cfg->horizon_ms);
+	idgen_set_limit(cfg);
 	idgen_config_end();
 	pg_atomic_fetch_add_u64(&idgen_shared->lease_renewals, 1);
 }
@@ -1027,12 +1235,15 @@ idgen_hw_wanted_unix_ms(void)
 int64
 idgen_logical_unix_ms(void)
 {
-	uint64		last = pg_atomic_read_u64(&idgen_shared->last_tick);
+	IdgenConfig cfg;
+	uint32		seq;
+	uint64		last;
 
+	idgen_read_config(&cfg, &seq);
+	last = pg_atomic_read_u64(&idgen_shared->ticks[cfg.epoch_version].value);
 	if (last == 0)
 		return -1;
-	return (int64) (last >> idgen_shared->config.counter_bits) +
-		idgen_shared->config.epoch_unix_ms;
+	return (int64) (last >> cfg.counter_bits) + cfg.epoch_unix_ms;
 }
 
 /* idgen_next(): the next ID of this node */

@@ -9,6 +9,7 @@
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 
+#include "epochs.h"
 #include "layout.h"
 
 /* node states, as idgen_status() names them */
@@ -56,6 +57,7 @@ typedef struct IdgenBatch
 	int			time_shift;
 	uint64		node_bits;
 	int64		epoch_unix_ms;
+	int			epoch_version;	/* the layout epoch the ticks belong to */
 } IdgenBatch;
 
 extern int64 idgen_generate_one(void);
@@ -102,7 +104,19 @@ typedef struct IdgenStatusSnapshot
 
 extern void idgen_status_snapshot(IdgenStatusSnapshot *snap);
 extern const char *idgen_state_name(IdgenState state);
-extern void idgen_current_layout(IdgenLayout *layout);
+
+/* layout epochs (generator.c keeps the node's copy) */
+extern void idgen_publish_epochs(const IdgenEpochList *list);
+extern bool idgen_epochs_copy(IdgenEpochList *list, uint32 *seq_out);
+extern uint32 idgen_config_version(void);
+extern void idgen_current_epoch(int *version, int64 *switch_at_unix_ms);
+
+/* epoch_sql.c: the epochs that decode IDs here */
+extern const IdgenEpochList *idgen_epoch_list(void);
+extern void idgen_epochs_read_spi(IdgenEpochList *list);
+
+/* decode.c */
+extern const IdgenEpoch *idgen_decode_id(int64 id, IdgenFields *fields);
 
 /* the lease, as the background worker publishes it (generator.c) */
 typedef struct IdgenLease

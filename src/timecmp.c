@@ -28,7 +28,8 @@
 static int
 cmp_id_ts(int64 id, TimestampTz ts)
 {
-	IdgenLayout layout;
+	const IdgenEpoch *e;
+	IdgenFields fields;
 	int64		id_ms;
 	int64		ts_ms;
 
@@ -36,8 +37,8 @@ cmp_id_ts(int64 id, TimestampTz ts)
 		return 1;
 	if (TIMESTAMP_IS_NOEND(ts))
 		return -1;
-	idgen_current_layout(&layout);
-	id_ms = (id >> idgen_layout_time_shift(&layout)) + layout.epoch_unix_ms;
+	e = idgen_decode_id(id, &fields);
+	id_ms = fields.ms + e->layout.epoch_unix_ms;
 	ts_ms = idgen_timestamptz_to_unix_ms(ts);
 	return (id_ms > ts_ms) - (id_ms < ts_ms);
 }

@@ -17,9 +17,6 @@
 #include "idtext.h"
 #include "uuid7.h"
 
-/* layout epoch number written into IDs of the built-in layout */
-#define IDGEN128_EPOCH 1
-
 static const char *
 variant_name(uint8 byte8)
 {
@@ -153,7 +150,7 @@ batch_uuid(const IdgenBatch *batch, uint64 i)
 
 	f.unix_ms = (int64) (id >> batch->time_shift) + batch->epoch_unix_ms;
 	f.node = (uint32) (id & ((UINT64CONST(1) << batch->time_shift) - 1));
-	f.epoch = IDGEN128_EPOCH;
+	f.epoch = batch->epoch_version;
 	f.random = random48();
 	idgen_uuid7_compose(&f, uuid->data);
 	return uuid;
@@ -191,7 +188,7 @@ idgen128_decode(PG_FUNCTION_ARGS)
 {
 	pg_uuid_t  *uuid = PG_GETARG_UUID_P(0);
 	IdgenUuid7Fields f;
-	IdgenLayout layout;
+	const IdgenEpoch *e;
 	IdgenFields fields;
 	TupleDesc	tupdesc;
 	Datum		values[5];
@@ -202,14 +199,22 @@ idgen128_decode(PG_FUNCTION_ARGS)
 	tupdesc = BlessTupleDesc(tupdesc);
 
 	idgen_uuid7_decompose(uuid->data, &f);
-	idgen_current_layout(&layout);
-	/* the node field is the 64-bit layout's low bits */
-	idgen_layout_decompose(&layout, (uint64) f.node, &fields);
 	values[0] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(f.unix_ms));
-	values[1] = Int32GetDatum((int32) fields.region);
-	values[2] = Int32GetDatum((int32) fields.worker);
-	values[3] = Int32GetDatum((int32) fields.seq);
 	values[4] = Int32GetDatum(f.epoch);
+	/* the node field is the low bits of the 64-bit layout of its epoch */
+	e = idgen_epochs_version(idgen_epoch_list(), f.epoch);
+	if (e != NULL)
+	{
+		idgen_layout_decompose(&e->layout, (uint64) f.node, &fields);
+		values[1] = Int32GetDatum((int32) fields.region);
+		values[2] = Int32GetDatum((int32) fields.worker);
+		values[3] = Int32GetDatum((int32) fields.seq);
+	}
+	else
+	{
+		/* a UUIDv7 made elsewhere, or under an epoch not known here */
+		nulls[1] = nulls[2] = nulls[3] = true;
+	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 

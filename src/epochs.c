@@ -1,0 +1,178 @@
+/*
+ * epochs.c - the rules of layout epochs
+ *
+ * Pure C; see epochs.h.
+ */
+#include "epochs.h"
+
+#include <stddef.h>
+
+void
+idgen_epochs_init(IdgenEpochList *list)
+{
+	IdgenEpoch *first = &list->epochs[0];
+
+	list->count = 1;
+	first->version = 1;
+	idgen_layout_default(&first->layout);
+	first->start_unix_ms = first->layout.epoch_unix_ms;
+	first->boundary = 0;
+}
+
+static int
+below_time_bits(int region_bits, int worker_bits, int seq_bits)
+{
+	return region_bits + worker_bits + seq_bits;
+}
+
+/*
+ * The lowest time field value, in the new layout, whose IDs all lie above
+ * every ID the previous epoch can hold up to the millisecond before start.
+ */
+static const char *
+place_after(const IdgenEpoch *prev, int64_t start_unix_ms,
+			const IdgenLayout *shape, int64_t *ms_out)
+{
+	uint64_t	max_old;
+	uint64_t	ms;
+	int			shift = idgen_layout_time_shift(shape);
+
+	max_old = idgen_layout_max_at(&prev->layout,
+								  start_unix_ms - 1 - prev->layout.epoch_unix_ms);
+	/* max_old + 1 <= 2^63, so neither the sum nor the rounding overflows */
+	ms = (max_old + 1 + ((UINT64_C(1) << shift) - 1)) >> shift;
+	if (ms > (uint64_t) idgen_layout_max_ms(shape))
+		return "its time field cannot hold IDs above those of the previous layout";
+	*ms_out = (int64_t) ms;
+	return NULL;
+}
+
+const char *
+idgen_epochs_plan(const IdgenEpochList *list, int64_t start_unix_ms,
+				  int region_bits, int worker_bits, int seq_bits,
+				  IdgenEpoch *out)
+{
+	const IdgenEpoch *prev = &list->epochs[list->count - 1];
+	IdgenLayout shape;
+	const char *problem;
+	int64_t		ms;
+
+	if (list->count >= IDGEN_MAX_EPOCHS)
+		return "there are 15 layout epochs already, the most an idgen128 can name";
+	if (region_bits < 0 || worker_bits < 0 || seq_bits < 0 ||
+		region_bits > IDGEN_MAX_FIELD_BITS || worker_bits > IDGEN_MAX_FIELD_BITS ||
+		seq_bits > IDGEN_MAX_FIELD_BITS)
+		return "each field must have between 0 and 22 bits (the sequence at least 1)";
+	if (below_time_bits(region_bits, worker_bits, seq_bits) > IDGEN_MAX_NODE_BITS)
+		return "region, worker and sequence bits add up to more than 22, the node field of an idgen128";
+	if (start_unix_ms <= prev->start_unix_ms)
+		return "it must apply after the start of the latest layout epoch";
+
+	shape.epoch_unix_ms = 0;
+	shape.region_bits = region_bits;
+	shape.worker_bits = worker_bits;
+	shape.seq_bits = seq_bits;
+	problem = idgen_layout_check(&shape);
+	if (problem != NULL)
+		return problem;
+
+	problem = place_after(prev, start_unix_ms, &shape, &ms);
+	if (problem != NULL)
+		return problem;
+	if (start_unix_ms - ms < 0)
+		return "its time field would have to start before 1970 to sort above the previous layout's IDs";
+	shape.epoch_unix_ms = start_unix_ms - ms;
+	problem = idgen_layout_check(&shape);
+	if (problem != NULL)
+		return problem;
+
+	out->version = prev->version + 1;
+	out->start_unix_ms = start_unix_ms;
+	out->layout = shape;
+	out->boundary = idgen_layout_min_at(&shape, ms);
+	return NULL;
+}
+
+const char *
+idgen_epochs_append(IdgenEpochList *list, const IdgenEpoch *epoch)
+{
+	const IdgenEpoch *prev = &list->epochs[list->count - 1];
+	IdgenEpoch	e = *epoch;
+	const char *problem;
+	int64_t		ms;
+	uint64_t	max_old;
+
+	if (list->count >= IDGEN_MAX_EPOCHS)
+		return "more than 15 layout epochs";
+	if (e.version != prev->version + 1)
+		return "epoch numbers are not consecutive";
+	if (e.start_unix_ms <= prev->start_unix_ms)
+		return "an epoch starts no later than the one before it";
+	problem = idgen_layout_check(&e.layout);
+	if (problem != NULL)
+		return problem;
+	if (idgen_layout_time_shift(&e.layout) > IDGEN_MAX_NODE_BITS)
+		return "more than 22 bits below the time field";
+	ms = e.start_unix_ms - e.layout.epoch_unix_ms;
+	if (ms < 0 || ms > idgen_layout_max_ms(&e.layout))
+		return "the epoch's start lies outside its own time field";
+	e.boundary = idgen_layout_min_at(&e.layout, ms);
+	max_old = idgen_layout_max_at(&prev->layout,
+								  e.start_unix_ms - 1 - prev->layout.epoch_unix_ms);
+	if (e.boundary <= max_old)
+		return "its IDs would not all sort above the previous layout's";
+	list->epochs[list->count++] = e;
+	return NULL;
+}
+
+const IdgenEpoch *
+idgen_epochs_for_id(const IdgenEpochList *list, uint64_t id)
+{
+	int			i;
+
+	for (i = list->count - 1; i > 0; i--)
+	{
+		if (list->epochs[i].boundary <= id)
+			return &list->epochs[i];
+	}
+	return &list->epochs[0];
+}
+
+const IdgenEpoch *
+idgen_epochs_at(const IdgenEpochList *list, int64_t unix_ms)
+{
+	int			i;
+
+	for (i = list->count - 1; i > 0; i--)
+	{
+		if (list->epochs[i].start_unix_ms <= unix_ms)
+			return &list->epochs[i];
+	}
+	return &list->epochs[0];
+}
+
+const IdgenEpoch *
+idgen_epochs_version(const IdgenEpochList *list, int version)
+{
+	if (version < 1 || version > list->count)
+		return NULL;
+	return &list->epochs[version - 1];
+}
+
+void
+idgen_epochs_min_bits(const IdgenEpochList *list, int64_t unix_ms,
+					  int *region_bits, int *worker_bits)
+{
+	const IdgenEpoch *e = idgen_epochs_at(list, unix_ms);
+	int			i;
+
+	*region_bits = e->layout.region_bits;
+	*worker_bits = e->layout.worker_bits;
+	for (i = e->version; i < list->count; i++)
+	{
+		if (list->epochs[i].layout.region_bits < *region_bits)
+			*region_bits = list->epochs[i].layout.region_bits;
+		if (list->epochs[i].layout.worker_bits < *worker_bits)
+			*worker_bits = list->epochs[i].layout.worker_bits;
+	}
+}
