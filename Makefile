@@ -8,12 +8,12 @@ OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \
        src/status.o src/admin.o src/bgworker.o \
        src/type_idgen128.o src/timecmp.o \
        src/layout.o src/tick.o src/idtext.o src/uuid7.o src/tscclock.o \
-       src/siphash.o src/mask.o src/mask_sql.o \
+       src/siphash.o src/mask.o src/mask_sql.o src/stats.o \
        src/epochs.o src/epoch_sql.o
 DATA = $(wildcard idgen--*.sql)
 PGFILEDESC = "idgen - unique, time-sortable IDs"
 
-REGRESS      = setup idgen_type idgen_generate idgen_clock idgen128 idgen_batch_key idgen_mask idgen_time idgen_convert idgen_layout upgrade
+REGRESS      = setup idgen_type idgen_generate idgen_clock idgen128 idgen_batch_key idgen_mask idgen_time idgen_convert idgen_stats idgen_layout upgrade
 REGRESS_OPTS = --load-extension=idgen
 ISOLATION    = generate_concurrent batch_key_concurrent mask_rotation
 ISOLATION_OPTS = --inputdir=test

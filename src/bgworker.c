@@ -640,6 +640,8 @@ renew(IdgenWorker *w)
 			Oid			ctypes[3] = {TEXTOID, TEXTOID, TEXTOID};
 			Datum		cvalues[3];
 
+			/* counted before the insert, which may fail: it was found */
+			idgen_stats_count_collision();
 			cvalues[0] = CStringGetTextDatum(w->owner);
 			cvalues[1] = CStringGetTextDatum(other);
 			cvalues[2] = CStringGetTextDatum(reason);

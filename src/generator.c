@@ -26,6 +26,7 @@
  *                  it is a rollback.
  *   slots          One per PGPROC, each written only by its own backend with
  *                  plain (unlocked) atomic stores; readers add them up.
+ *                  ids counts 64-bit IDs, ids128 the 128-bit ones.
  *   other counters Atomics, touched only off the fast path.
  *
  * The background worker (bgworker.c) is the only writer of the lease part
@@ -90,8 +91,9 @@ typedef struct IdgenTickWord
 typedef struct IdgenBackendSlot
 {
 	pg_atomic_uint64 ids;
+	pg_atomic_uint64 ids128;
 	pg_atomic_uint64 batches;
-	char		pad[PG_CACHE_LINE_SIZE - 2 * sizeof(pg_atomic_uint64)];
+	char		pad[PG_CACHE_LINE_SIZE - 3 * sizeof(pg_atomic_uint64)];
 } IdgenBackendSlot;
 
 typedef struct IdgenShared
@@ -259,11 +261,13 @@ idgen_shmem_startup_hook(void)
 		pg_atomic_init_u64(&sh->clock_jumps_forward, 0);
 		pg_atomic_init_u64(&sh->clock_steps_back, 0);
 		pg_atomic_init_u64(&sh->shared_slot.ids, 0);
+		pg_atomic_init_u64(&sh->shared_slot.ids128, 0);
 		pg_atomic_init_u64(&sh->shared_slot.batches, 0);
 		sh->nslots = idgen_slot_count();
 		for (i = 0; i < sh->nslots; i++)
 		{
 			pg_atomic_init_u64(&sh->slots[i].ids, 0);
+			pg_atomic_init_u64(&sh->slots[i].ids128, 0);
 			pg_atomic_init_u64(&sh->slots[i].batches, 0);
 		}
 	}
@@ -392,18 +396,19 @@ idgen_my_slot(void)
 }
 
 static inline void
-idgen_count(uint64 ids, bool batch)
+idgen_count(uint64 ids, bool batch, IdgenWidth width)
 {
 	IdgenBackendSlot *slot = idgen_my_slot();
+	pg_atomic_uint64 *counter = width == IDGEN_WIDTH_128 ? &slot->ids128 : &slot->ids;
 
 	if (slot == &idgen_shared->shared_slot)
 	{
-		pg_atomic_fetch_add_u64(&slot->ids, ids);
+		pg_atomic_fetch_add_u64(counter, ids);
 		if (batch)
 			pg_atomic_fetch_add_u64(&slot->batches, 1);
 		return;
 	}
-	pg_atomic_write_u64(&slot->ids, pg_atomic_read_u64(&slot->ids) + ids);
+	pg_atomic_write_u64(counter, pg_atomic_read_u64(counter) + ids);
 	if (batch)
 		pg_atomic_write_u64(&slot->batches,
 							pg_atomic_read_u64(&slot->batches) + 1);
@@ -657,6 +662,9 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 
 		if (likely(r == IDGEN_TICK_OK))
 		{
+			/* running ahead of the wall clock is the rare path: note how far */
+			if (unlikely((int64) (res.last >> cfg.counter_bits) > now_ms))
+				idgen_stats_note_drift((int64) (res.last >> cfg.counter_bits) - now_ms);
 			/* the compare-and-swap was a full barrier */
 			if (unlikely(pg_atomic_read_u32(&sh->config_seq) != seq))
 				continue;
@@ -758,6 +766,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 					int64		now_mono = idgen_monotonic_ms();
 
 					waited_ms = wait_started < 0 ? 0 : (int) (now_mono - wait_started);
+					idgen_stats_note_drift((int64) (old >> cfg.counter_bits) - now_ms);
 
 					/* no point sleeping when the wait cannot be long enough */
 					if (waited_ms + need_ms > idgen_max_clock_wait_ms)
@@ -786,23 +795,23 @@ idgen_generate_one(void)
 {
 	IdgenBatch	batch;
 
-	idgen_generate_single(&batch);
+	idgen_generate_single(&batch, IDGEN_WIDTH_64);
 	return idgen_batch_id(&batch, 0);
 }
 
 /* one ID's tick, for callers that build their own ID from it (idgen128) */
 void
-idgen_generate_single(IdgenBatch *batch)
+idgen_generate_single(IdgenBatch *batch, IdgenWidth width)
 {
 	idgen_reserve(1, batch);
-	idgen_count(1, false);
+	idgen_count(1, false, width);
 }
 
 void
-idgen_generate_batch(uint64 count, IdgenBatch *batch)
+idgen_generate_batch(uint64 count, IdgenBatch *batch, IdgenWidth width)
 {
 	idgen_reserve(count, batch);
-	idgen_count(count, true);
+	idgen_count(count, true, width);
 }
 
 const char *
@@ -874,13 +883,16 @@ idgen_status_snapshot(IdgenStatusSnapshot *snap)
 	snap->clock_waits = pg_atomic_read_u64(&sh->clock_waits);
 	snap->clock_wait_ms = pg_atomic_read_u64(&sh->clock_wait_ms);
 	snap->clock_refusals = pg_atomic_read_u64(&sh->clock_refusals);
-	snap->ids_issued = pg_atomic_read_u64(&sh->shared_slot.ids);
+	snap->ids_issued64 = pg_atomic_read_u64(&sh->shared_slot.ids);
+	snap->ids_issued128 = pg_atomic_read_u64(&sh->shared_slot.ids128);
 	snap->batches = pg_atomic_read_u64(&sh->shared_slot.batches);
 	for (i = 0; i < sh->nslots; i++)
 	{
-		snap->ids_issued += pg_atomic_read_u64(&sh->slots[i].ids);
+		snap->ids_issued64 += pg_atomic_read_u64(&sh->slots[i].ids);
+		snap->ids_issued128 += pg_atomic_read_u64(&sh->slots[i].ids128);
 		snap->batches += pg_atomic_read_u64(&sh->slots[i].batches);
 	}
+	snap->ids_issued = snap->ids_issued64 + snap->ids_issued128;
 }
 
 /*
@@ -1258,10 +1270,11 @@ idgen_next(PG_FUNCTION_ARGS)
  * The set-returning body of every batch function: one reservation for the
  * whole batch, then the IDs one per call, as generate_series does, so a huge
  * batch streams instead of being built in memory first.  make_id turns the
- * i-th reserved tick into the Datum of the function's type.
+ * i-th reserved tick into the Datum of the function's type; width says
+ * which type's count the IDs go to.
  */
 Datum
-idgen_batch_srf(FunctionCallInfo fcinfo,
+idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
 				Datum (*make_id) (const IdgenBatch *batch, uint64 i))
 {
 	FuncCallContext *funcctx;
@@ -1292,7 +1305,7 @@ idgen_batch_srf(FunctionCallInfo fcinfo,
 		InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 		if (count == 0)
 			return (Datum) 0;
-		idgen_generate_batch((uint64) count, &batch);
+		idgen_generate_batch((uint64) count, &batch, width);
 
 		/* by-reference IDs are made in a context emptied now and then */
 		rowcxt = AllocSetContextCreate(CurrentMemoryContext, "idgen batch rows",
@@ -1327,7 +1340,7 @@ idgen_batch_srf(FunctionCallInfo fcinfo,
 		batch = MemoryContextAllocZero(funcctx->multi_call_memory_ctx,
 									   sizeof(IdgenBatch));
 		if (count > 0)
-			idgen_generate_batch((uint64) count, batch);
+			idgen_generate_batch((uint64) count, batch, width);
 		funcctx->user_fctx = batch;
 		funcctx->max_calls = (uint64) count;
 	}
@@ -1355,5 +1368,5 @@ PG_FUNCTION_INFO_V1(idgen_next_batch);
 Datum
 idgen_next_batch(PG_FUNCTION_ARGS)
 {
-	return idgen_batch_srf(fcinfo, batch_id64);
+	return idgen_batch_srf(fcinfo, IDGEN_WIDTH_64, batch_id64);
 }

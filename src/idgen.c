@@ -157,5 +157,6 @@ _PG_init(void)
 
 	idgen_clock_init();
 	idgen_shmem_request();
+	idgen_stats_shmem_request();
 	idgen_register_bgworker();
 }

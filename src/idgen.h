@@ -60,10 +60,17 @@ typedef struct IdgenBatch
 	int			epoch_version;	/* the layout epoch the ticks belong to */
 } IdgenBatch;
 
+/* which type an ID is made for: they are counted apart */
+typedef enum IdgenWidth
+{
+	IDGEN_WIDTH_64 = 0,
+	IDGEN_WIDTH_128
+} IdgenWidth;
+
 extern int64 idgen_generate_one(void);
-extern void idgen_generate_single(IdgenBatch *batch);
-extern void idgen_generate_batch(uint64 count, IdgenBatch *batch);
-extern Datum idgen_batch_srf(FunctionCallInfo fcinfo,
+extern void idgen_generate_single(IdgenBatch *batch, IdgenWidth width);
+extern void idgen_generate_batch(uint64 count, IdgenBatch *batch, IdgenWidth width);
+extern Datum idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
 							 Datum (*make_id) (const IdgenBatch *batch, uint64 i));
 
 static inline int64
@@ -93,7 +100,9 @@ typedef struct IdgenStatusSnapshot
 	int64		logical_unix_ms;	/* last issued millisecond, or -1 */
 	int64		wall_unix_ms;
 	int64		horizon_unix_ms;
-	uint64		ids_issued;
+	uint64		ids_issued;		/* both widths */
+	uint64		ids_issued64;
+	uint64		ids_issued128;
 	uint64		batches;
 	uint64		seq_exhaustions;
 	uint64		clock_rollbacks;
@@ -149,6 +158,11 @@ extern int64 idgen_horizon_unix_ms(void);
 
 /* bgworker.c */
 extern void idgen_register_bgworker(void);
+
+/* stats.c: counters kept beside the generator's, off its fast path */
+extern void idgen_stats_shmem_request(void);
+extern void idgen_stats_note_drift(int64 ahead_ms);
+extern void idgen_stats_count_collision(void);
 
 /* time conversions between Unix milliseconds and timestamptz */
 static inline TimestampTz

@@ -163,7 +163,7 @@ idgen_next128(PG_FUNCTION_ARGS)
 {
 	IdgenBatch	batch;
 
-	idgen_generate_single(&batch);
+	idgen_generate_single(&batch, IDGEN_WIDTH_128);
 	PG_RETURN_UUID_P(batch_uuid(&batch, 0));
 }
 
@@ -178,7 +178,7 @@ PG_FUNCTION_INFO_V1(idgen_next128_batch);
 Datum
 idgen_next128_batch(PG_FUNCTION_ARGS)
 {
-	return idgen_batch_srf(fcinfo, batch_id128);
+	return idgen_batch_srf(fcinfo, IDGEN_WIDTH_128, batch_id128);
 }
 
 /* idgen_decode(idgen128): (ts, region, worker, seq, epoch) */

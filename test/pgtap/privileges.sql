@@ -14,14 +14,21 @@
 -- idgen_pgtap_auditor is granted idgen_check_unique() and nothing else: it
 -- may audit its own tables, but must not gain its owner's rights by it.
 --
+-- idgen_pgtap_monitor is a member of pg_monitor: it may read idgen.stats,
+-- which an ordinary role may not, and may not reset it.
+--
+-- Every SECURITY DEFINER function is listed with who may execute it, so a
+-- new one fails this file until its grants have been reviewed here.
+--
 -- Run by test/t/090_pgtap.pl in the registry database; everything,
 -- including the roles, is rolled back.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(89);
+SELECT plan(105);
 
 CREATE ROLE idgen_pgtap_user NOLOGIN;
 CREATE ROLE idgen_pgtap_auditor NOLOGIN;
+CREATE ROLE idgen_pgtap_monitor NOLOGIN IN ROLE pg_monitor;
 GRANT EXECUTE ON FUNCTION idgen_check_unique(regclass, name) TO idgen_pgtap_auditor;
 -- idgen_check_unique() runs as its caller, so an auditor also needs to write the findings
 GRANT INSERT ON idgen.collision, idgen.audit_log TO idgen_pgtap_auditor;
@@ -163,8 +170,57 @@ SELECT is_empty(
     'an ordinary role has no privilege on any other relation in schema idgen');
 
 -- ---------------------------------------------------------------------
+-- monitoring: idgen.stats is pg_monitor's, not PUBLIC's
+-- ---------------------------------------------------------------------
+
+SELECT has_view('idgen', 'stats', 'idgen.stats exists');
+SELECT table_privs_are('idgen', 'stats', 'pg_monitor', ARRAY['SELECT'],
+    'pg_monitor may only SELECT idgen.stats');
+SELECT table_privs_are('idgen', 'stats', 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role has no privilege on idgen.stats');
+SELECT function_privs_are('idgen', 'stats_counters', ARRAY[]::name[], 'pg_monitor', ARRAY['EXECUTE'],
+    'pg_monitor can execute idgen.stats_counters(), which the view calls');
+SELECT function_privs_are('idgen', 'stats_counters', ARRAY[]::name[], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen.stats_counters()');
+SELECT function_privs_are('idgen', 'reset_stats', ARRAY[]::name[], 'pg_monitor', ARRAY[]::name[],
+    'pg_monitor cannot execute idgen.reset_stats()');
+SELECT function_privs_are('idgen', 'reset_stats', ARRAY[]::name[], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen.reset_stats()');
+
+-- ---------------------------------------------------------------------
 -- SECURITY DEFINER and SQL functions pin their search_path
 -- ---------------------------------------------------------------------
+
+-- who besides its owner may execute each SECURITY DEFINER function: only
+-- the keyed batches and the mask functions are for everyone
+SELECT results_eq(
+    $$SELECT p.oid::regprocedure::text AS function,
+             coalesce((SELECT string_agg(g.name, ',' ORDER BY g.name COLLATE "C")
+                       FROM (SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC'
+                                         ELSE a.grantee::regrole::text END AS name
+                             FROM aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) AS a
+                             WHERE a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner) AS g),
+                      '') AS executors
+        FROM pg_depend AS d
+        JOIN pg_extension AS e ON e.oid = d.refobjid AND e.extname = 'idgen'
+        JOIN pg_proc AS p ON p.oid = d.objid
+       WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND p.prosecdef
+       ORDER BY p.oid::regprocedure::text COLLATE "C"$$,
+    $$VALUES ('idgen.keyed_batch(integer,text,smallint)', 'PUBLIC'),
+             ('idgen_disable(text)', ''),
+             ('idgen_enable()', ''),
+             ('idgen_fence_worker(integer,integer)', ''),
+             ('idgen_lease_range(text,bigint,text)', ''),
+             ('idgen_lease_worker(text,interval)', ''),
+             ('idgen_mask(idgen)', 'PUBLIC'),
+             ('idgen_mask(idgen128)', 'PUBLIC'),
+             ('idgen_range_consumed(idgen,idgen)', ''),
+             ('idgen_release_worker(integer,integer,bigint)', ''),
+             ('idgen_renew_worker(integer,integer,bigint)', ''),
+             ('idgen_rotate_mask_key()', ''),
+             ('idgen_unmask(text)', 'PUBLIC'),
+             ('idgen_unmask128(text)', 'PUBLIC')$$,
+    'the extension''s SECURITY DEFINER functions, and who besides their owner may execute each');
 
 SELECT is_empty(
     $$SELECT p.oid::regprocedure::text
@@ -184,6 +240,17 @@ SELECT is_empty(
          AND c LIKE 'search\_path=%'
          AND (c ~* '\mpublic\M' OR c LIKE '%$user%' OR c NOT LIKE 'search\_path=pg\_catalog%')$$,
     'SECURITY DEFINER functions search pg_catalog first and no schema an ordinary role can write');
+-- unlisted, pg_temp would be searched first for tables and types
+SELECT is_empty(
+    $$SELECT p.oid::regprocedure::text || ': ' || c
+        FROM pg_depend AS d
+        JOIN pg_extension AS e ON e.oid = d.refobjid AND e.extname = 'idgen'
+        JOIN pg_proc AS p ON p.oid = d.objid
+        CROSS JOIN LATERAL unnest(p.proconfig) AS c
+       WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND p.prosecdef
+         AND c LIKE 'search\_path=%'
+         AND c !~ ',\s*"?pg_temp"?$'$$,
+    'SECURITY DEFINER functions list pg_temp, last');
 SELECT is_empty(
     $$SELECT p.oid::regprocedure::text
         FROM pg_depend AS d
@@ -260,6 +327,15 @@ SELECT throws_ok($$INSERT INTO idgen.range_lease (range_start, range_end, owner,
 SELECT throws_ok($$SELECT nextval('idgen.range_generation')$$,
     '42501', 'permission denied for sequence range_generation',
     'as an ordinary role: drawing a range generation is refused');
+SELECT throws_ok($$SELECT * FROM idgen.stats$$,
+    '42501', 'permission denied for view stats',
+    'as an ordinary role: reading idgen.stats is refused');
+SELECT throws_ok($$SELECT * FROM idgen.stats_counters()$$,
+    '42501', 'permission denied for function stats_counters',
+    'as an ordinary role: idgen.stats_counters() is refused');
+SELECT throws_ok($$SELECT idgen.reset_stats()$$,
+    '42501', 'permission denied for function reset_stats',
+    'as an ordinary role: idgen.reset_stats() is refused');
 SELECT throws_ok($$SET idgen.test_clock_offset = -1000$$,
     '42501', 'permission denied to set parameter "idgen.test_clock_offset"',
     'as an ordinary role: shifting idgen''s clock is refused');
@@ -290,6 +366,24 @@ SELECT results_eq($$SELECT * FROM idgen_next_batch(3, 'pgtap-key')$$,
     $$SELECT unnest(ids) FROM idgen.keyed_batch(3, 'pgtap-key', 64::smallint)$$,
     'as an ordinary role: a keyed batch asked again, directly from idgen.keyed_batch(), is the same batch');
 
+RESET ROLE;
+
+-- ---------------------------------------------------------------------
+-- a member of pg_monitor reads idgen.stats, and only reads it
+-- ---------------------------------------------------------------------
+
+SET LOCAL ROLE idgen_pgtap_monitor;
+SELECT results_eq($$SELECT count(*) FROM idgen.stats WHERE node_sysid = idgen.node_sysid()$$,
+    $$VALUES (1::bigint)$$,
+    'as a pg_monitor member: idgen.stats has one row, this node''s');
+SELECT ok((SELECT ids_idgen + ids_idgen128 > 0 FROM idgen.stats),
+    'as a pg_monitor member: idgen.stats counts the IDs issued above');
+SELECT throws_ok($$SELECT idgen.reset_stats()$$,
+    '42501', 'permission denied for function reset_stats',
+    'as a pg_monitor member: idgen.reset_stats() is refused');
+SELECT throws_ok($$SELECT * FROM idgen.worker_lease$$,
+    '42501', 'permission denied for table worker_lease',
+    'as a pg_monitor member: reading idgen.worker_lease is still refused');
 RESET ROLE;
 
 -- ---------------------------------------------------------------------
