@@ -65,6 +65,12 @@ bench: deps
 	$(MAKE) install
 	bench/run.sh
 
+# The PGXN release archive idgen-<META.json version>.zip: git archive of HEAD
+# (a tree without .git: the tree itself); DISTDIR=dir puts it elsewhere.
+.PHONY: dist
+dist:
+	@scripts/dist.sh $(DISTDIR)
+
 # The layers of installcheck one at a time, each against its own throwaway
 # cluster with idgen preloaded (scripts/test.sh runs them as postgres).
 TEMP_OPTS = --temp-config=$(CURDIR)/test/regress.conf

@@ -16,6 +16,9 @@
 #      idgen, a uuid and an idgen128 (insert.sql)
 #   6. summary: printed, and written to bench/out/results.md; every single
 #      measurement to bench/out/raw.csv
+#   7. chart: the per-ID costs of idgen, nextval(), gen_random_uuid() and
+#      the floor from step 2, drawn by gnuplot (chart.sql, chart.gp) into
+#      bench/out/chart.png; without gnuplot the run says so and goes on
 #
 # Server settings and why (see start_cluster below):
 #   shared_buffers 256MB  the INSERT tables (one alive at a time) fit in it
@@ -34,7 +37,9 @@
 # Tunables (environment): IDGEN_BENCH_N (5000000), IDGEN_BENCH_N_UUID
 # (1000000), IDGEN_BENCH_ROUNDS (7), IDGEN_BENCH_PGBENCH_SECONDS (8),
 # IDGEN_BENCH_PGBENCH_ROUNDS (3), IDGEN_BENCH_INSERT_ROWS (2000000),
-# IDGEN_BENCH_INSERT_ROUNDS (3).
+# IDGEN_BENCH_INSERT_ROUNDS (3); PG_CONFIG picks the PostgreSQL install,
+# IDGEN_BENCH_USER (postgres) the server's OS user when run as root,
+# IDGEN_BENCH_GNUPLOT (gnuplot) the chart's plotter.
 #
 # No pass/fail: machines are noisy, so each ratio is printed next to its
 # target and the exit status only says whether the run itself worked.
@@ -45,6 +50,7 @@ out=$here/out
 PG_CONFIG=${PG_CONFIG:-$(command -v /usr/lib/postgresql/15/bin/pg_config || command -v pg_config)}
 bindir=$("$PG_CONFIG" --bindir)
 run_as=${IDGEN_BENCH_USER:-postgres}
+gnuplot=${IDGEN_BENCH_GNUPLOT:-gnuplot}
 
 N=${IDGEN_BENCH_N:-5000000}
 N_UUID=${IDGEN_BENCH_N_UUID:-1000000}
@@ -110,7 +116,8 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 mkdir -p "$out"
-rm -f "$out/results.md" "$out/raw.csv" "$out/server.log" "$out"/pgbench_*.log
+rm -f "$out/results.md" "$out/raw.csv" "$out/server.log" "$out"/pgbench_*.log \
+	"$out/chart.tsv" "$out/chart.png"
 
 # ---------------------------------------------------------------------------
 # 1. the throwaway cluster
@@ -277,5 +284,29 @@ psql_bench -c "COPY (SELECT seq, at, section, round, pos, variant, n, elapsed_us
 echo
 echo "================================================================"
 sed -n '/^## /,$p' "$out/results.md"
+
+# ---------------------------------------------------------------------------
+# 7. the chart, from the medians just printed
+# ---------------------------------------------------------------------------
+psql_bench -f "$here/chart.sql" >"$out/chart.tsv"
+chart=
+if ! command -v "$gnuplot" >/dev/null 2>&1; then
+	echo
+	echo "bench: NO CHART: gnuplot ('$gnuplot') is not installed; the table above is complete." >&2
+	echo "bench: install the Debian package gnuplot-nox (or run 'make deps') for bench/out/chart.png." >&2
+else
+	thousands() { sed ':a; s/\B[0-9]\{3\}\>/,&/; ta' <<<"$1"; }
+	machine="$(date -u '+%Y-%m-%d'), $(nproc) CPUs ($cpu_model), PostgreSQL $(psql_bench -c 'SHOW server_version' | cut -d' ' -f1), idgen $idgen_version"
+	sizes="N = $(thousands "$N") per variant (gen_random_uuid(): $(thousands "$N_UUID")), $ROUNDS rounds after a warm-up"
+	# both go into single-quoted gnuplot strings
+	if "$gnuplot" -e "datafile='$out/chart.tsv'; outfile='$out/chart.png'; machine='${machine//\'/}'; sizes='${sizes//\'/}'" \
+		"$here/chart.gp"; then
+		chart=", $out/chart.png"
+	else
+		echo "bench: gnuplot failed; no chart written (its data: $out/chart.tsv)" >&2
+		exit 1
+	fi
+fi
+
 echo
-echo "written: $out/results.md, $out/raw.csv"
+echo "written: $out/results.md, $out/raw.csv$chart"

@@ -75,6 +75,8 @@ tap() {
 
 layer "unit tests (pure C)" make -C "$root/test/unit" -s run
 layer "fuzz (text parser, brief)" make -C "$root/test/fuzz" -s run
+# META.json and `make dist`; in the tree itself, where .git is (a clone)
+layer "dist (META.json, make dist)" python3 "$root/test/dist_check.py"
 layer "pg_regress" regress
 layer "isolation" isolation
 layer "TAP" tap
