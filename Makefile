@@ -11,6 +11,8 @@ OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \
        src/siphash.o src/mask.o src/mask_sql.o src/stats.o \
        src/epochs.o src/epoch_sql.o
 DATA = $(wildcard idgen--*.sql)
+# PGXS tracks no header dependencies: rebuild everything when a header changes
+$(OBJS): $(wildcard src/*.h)
 PGFILEDESC = "idgen - unique, time-sortable IDs"
 
 REGRESS      = setup idgen_type idgen_generate idgen_clock idgen128 idgen_batch_key idgen_mask idgen_time idgen_convert idgen_stats idgen_layout upgrade
