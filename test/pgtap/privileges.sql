@@ -24,7 +24,7 @@
 -- including the roles, is rolled back.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(105);
+SELECT plan(106);
 
 CREATE ROLE idgen_pgtap_user NOLOGIN;
 CREATE ROLE idgen_pgtap_auditor NOLOGIN;
@@ -161,10 +161,12 @@ SELECT sequence_privs_are('idgen', 'range_generation', 'idgen_pgtap_user', ARRAY
     'an ordinary role has no privilege on idgen.range_generation');
 SELECT table_privs_are('idgen', 'epoch', 'idgen_pgtap_user', ARRAY['SELECT'],
     'an ordinary role may only SELECT idgen.epoch');
+SELECT table_privs_are('idgen', 'epoch_boundaries', 'idgen_pgtap_user', ARRAY['SELECT'],
+    'an ordinary role may only SELECT idgen.epoch_boundaries');
 SELECT is_empty(
     $$SELECT c.oid::regclass::text FROM pg_class AS c
        WHERE c.relnamespace = 'idgen'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
-         AND c.relname <> 'epoch'
+         AND c.relname NOT IN ('epoch', 'epoch_boundaries')
          AND (has_table_privilege('idgen_pgtap_user', c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
               OR has_any_column_privilege('idgen_pgtap_user', c.oid, 'SELECT, INSERT, UPDATE, REFERENCES'))$$,
     'an ordinary role has no privilege on any other relation in schema idgen');

@@ -15,8 +15,8 @@
 # followed by an \echo of a marker line, so the output splits back into the
 # groups; a mismatch is reported with the page and the line of its input.
 #
-# Pages that are references rather than topics (bad-input.md, fuzzing.md,
-# design-epochs.md) may have no examples; every other page must have one.
+# Pages that are references rather than topics (bad-input.md, fuzzing.md)
+# may have no examples; every other page must have one.
 use strict;
 use warnings;
 
@@ -27,7 +27,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my %no_examples_needed =
-  map { $_ => 1 } qw(bad-input.md fuzzing.md design-epochs.md);
+  map { $_ => 1 } qw(bad-input.md fuzzing.md);
 
 # the tests run from a copy of the source tree, docs/ included
 my $docs_dir = 'docs';
