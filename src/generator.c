@@ -751,8 +751,11 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 					ereport(ERROR,
 							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 							 errmsg("idgen high-water mark was not raised in time"),
-							 errdetail("IDs are issued only up to a time made durable in idgen.worker_lease first; it stands %lld ms ahead of the clock.",
-									   (long long) (cfg.hw_ms - now_ms)),
+							 cfg.hw_ms >= now_ms ?
+							 errdetail("IDs are issued only up to a time made durable in idgen.worker_lease first; it stands %lld ms ahead of the clock, too little for this request.",
+									   (long long) (cfg.hw_ms - now_ms)) :
+							 errdetail("IDs are issued only up to a time made durable in idgen.worker_lease first; it stands %lld ms behind the clock.",
+									   (long long) (now_ms - cfg.hw_ms)),
 							 errhint("Check the idgen background worker and database \"%s\" (idgen.database) in the server log.",
 									 idgen_database)));
 				}
