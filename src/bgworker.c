@@ -788,7 +788,8 @@ tick(IdgenWorker *w)
 	}
 	else if (renewal_due(w) || state == IDGEN_STATE_WAITING_FOR_LEASE)
 	{
-		if (mono >= w->next_attempt_mono || renewal_due(w))
+		/* after a failed renewal, retry soon but not on every tick */
+		if (mono >= w->next_attempt_mono)
 			renew(w);
 	}
 	if (w->pending_count > 0)
@@ -880,7 +881,8 @@ idgen_bgworker_main(Datum main_arg)
 				ereport(LOG,
 						(errmsg("idgen: lease work failed: %s", edata->message)));
 				check_validity(&w, edata->message);
-				w.next_attempt_mono = monotonic_ms() + IDGEN_RETRY_MS;
+				w.next_attempt_mono = monotonic_ms() +
+					Min(IDGEN_RETRY_MS, Max(idgen_lease_ttl_ms / 10, IDGEN_TICK_MS));
 				FreeErrorData(edata);
 			}
 			PG_END_TRY();
