@@ -20,7 +20,8 @@ typedef enum IdgenState
 	IDGEN_STATE_DISABLED,
 	IDGEN_STATE_FENCED,
 	IDGEN_STATE_CLOCK_BEHIND,
-	IDGEN_STATE_RECOVERY
+	IDGEN_STATE_RECOVERY,
+	IDGEN_STATE_CLOCK_SKEW
 } IdgenState;
 
 /* GUCs (idgen.c) */
@@ -34,6 +35,8 @@ extern int	idgen_test_clock_offset_days;
 extern int64 idgen_clock_offset_total_ms;
 extern int	idgen_horizon_warning_min;
 extern char *idgen_database;
+extern char *idgen_registry;
+extern int	idgen_max_skew_ms;
 extern int	idgen_lease_ttl_ms;
 extern int	idgen_lease_wait_ms;
 extern int	idgen_request_retention_s;
@@ -98,6 +101,8 @@ typedef struct IdgenStatusSnapshot
 	uint64		clock_waits;
 	uint64		clock_wait_ms;
 	uint64		clock_refusals;
+	bool		have_clock_skew;
+	int64		clock_skew_ms;	/* this node's clock minus the registry's */
 } IdgenStatusSnapshot;
 
 extern void idgen_status_snapshot(IdgenStatusSnapshot *snap);
@@ -127,6 +132,7 @@ extern void idgen_node_shape(int *region, int *worker_count, int *worker_bits);
 extern uint64 idgen_start_token(void);
 extern void idgen_set_bgworker(int procno, const char *owner);
 extern void idgen_wake_bgworker(void);
+extern void idgen_publish_clock_skew(bool known, int64 offset_ms);
 extern void idgen_count_lease_failure(void);
 extern void idgen_count_clock_jump(bool forward);
 extern int64 idgen_logical_unix_ms(void);
