@@ -667,7 +667,7 @@ try_acquire(IdgenWorker *w)
 	w->logged_missing = false;
 	note_skew(w, sent, received, registry_value(rows, 0, 4));
 	if (w->skewed)
-		idgen_publish_lease_state(IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
+		idgen_publish_lease_held(&lease, IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
 	else
 		idgen_publish_lease(&lease);
 	ereport(LOG,

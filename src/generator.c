@@ -906,9 +906,13 @@ idgen_set_bgworker(int procno, const char *owner)
 	SpinLockRelease(&idgen_shared->config_lock);
 }
 
-/* Install a fresh lease: new workers, generation and starting floor. */
+/*
+ * Install a fresh lease: new workers, generation and starting floor, in
+ * the given state; anything but active holds the lease without issuing.
+ */
 void
-idgen_publish_lease(const IdgenLease *lease)
+idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
+						 const char *reason)
 {
 	IdgenShared *sh = idgen_shared;
 	IdgenConfig *cfg = &sh->config;
@@ -921,7 +925,8 @@ idgen_publish_lease(const IdgenLease *lease)
 	cfg->generation = lease->generation;
 	cfg->node_bits = idgen_node_bits(&cfg->layout, cfg->region, lease->first_worker);
 	cfg->lease_until_unix_ms = lease->lease_until_unix_ms;
-	cfg->valid_until_unix_ms = lease->valid_until_unix_ms;
+	cfg->valid_until_unix_ms = state == IDGEN_STATE_ACTIVE ?
+		lease->valid_until_unix_ms : 0;
 	cfg->hw_ms = lease->hw_unix_ms - cfg->epoch_unix_ms;
 	cfg->limit_ms = Min(cfg->hw_ms, cfg->horizon_ms);
 
@@ -934,9 +939,15 @@ idgen_publish_lease(const IdgenLease *lease)
 			   !pg_atomic_compare_exchange_u64(&sh->last_tick, &old, floor_tick))
 			;
 	}
-	sh->lease_state = IDGEN_STATE_ACTIVE;
-	sh->reason[0] = '\0';
+	sh->lease_state = state;
+	strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
 	idgen_config_end();
+}
+
+void
+idgen_publish_lease(const IdgenLease *lease)
+{
+	idgen_publish_lease_held(lease, IDGEN_STATE_ACTIVE, NULL);
 }
 
 /* Extend the current lease and its durable high-water mark. */

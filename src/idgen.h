@@ -121,6 +121,8 @@ typedef struct IdgenLease
 } IdgenLease;
 
 extern void idgen_publish_lease(const IdgenLease *lease);
+extern void idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
+									 const char *reason);
 extern void idgen_publish_renewal(int64 lease_until_unix_ms,
 								  int64 valid_until_unix_ms, int64 hw_unix_ms);
 extern void idgen_publish_lease_state(IdgenState state, const char *reason);
