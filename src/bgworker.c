@@ -25,8 +25,7 @@
  * idgen_disable() works and lasts while the registry is away.
  *
  * Each unit of work is its own transaction.  An error in one is logged and
- * counted, and the next attempt waits a little longer (up to a quarter of
- * the lease).  A lease whose renewals keep failing runs out: the generator
+ * counted, and the next attempt waits a little longer (up to 2 s).  A lease whose renewals keep failing runs out: the generator
  * refuses from that moment on by itself, and the worker then gives the
  * lease up and leases anew, at a new generation above the old high-water
  * mark, once the registry answers again.  Losing the connection to a
@@ -61,9 +60,14 @@
 #define IDGEN_TICK_MS 100
 /* how long to wait between attempts to get a lease */
 #define IDGEN_RETRY_MS 1000
-/* the first wait after a failed unit of work; it doubles from there */
+/*
+ * The first wait after a failed unit of work; it doubles from there, up to
+ * a quarter of the lease or 2 s, whichever is shorter: an attempt costs the
+ * registry one refused connection, and a node should be back soon after
+ * its registry is.
+ */
 #define IDGEN_BACKOFF_MIN_MS 250
-#define IDGEN_BACKOFF_MAX_MS 10000
+#define IDGEN_BACKOFF_MAX_MS 2000
 /* how often expired retry keys are cleaned out */
 #define IDGEN_CLEANUP_MS 60000
 /* how often the horizon warning repeats */
@@ -709,6 +713,16 @@ renew(IdgenWorker *w)
 	int64		received;
 
 	registry_begin("idgen: renewing the worker lease");
+	/* after a failure: the registry may have been updated, or replaced */
+	if (w->registry_version == 0)
+	{
+		if (!registry_ready(w))
+		{
+			registry_commit();
+			return;
+		}
+		fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
+	}
 	sent = idgen_wall_unix_ms();
 	p[0] = w->owner;
 	p[1] = int_text(w->region);
@@ -885,6 +899,7 @@ work_failed(IdgenWorker *w, const char *message)
 		ereport(LOG,
 				(errmsg("idgen: lease work failed: %s", message)));
 	strlcpy(w->last_error, message, sizeof(w->last_error));
+	w->registry_version = 0;
 	w->backoff_ms = idgen_backoff_next(w->backoff_ms, IDGEN_BACKOFF_MIN_MS, cap);
 	w->next_attempt_mono = monotonic_ms() + w->backoff_ms;
 	if (!w->have_lease &&
