@@ -9,7 +9,7 @@ OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \
        src/type_idgen128.o src/timecmp.o \
        src/layout.o src/tick.o src/idtext.o src/uuid7.o src/tscclock.o \
        src/siphash.o src/mask.o src/mask_sql.o src/stats.o \
-       src/epochs.o src/epoch_sql.o
+       src/epochs.o src/epoch_sql.o src/registry.o src/fleet.o
 DATA = $(wildcard idgen--*.sql)
 # PGXS tracks no header dependencies: rebuild everything when a header changes
 $(OBJS): $(wildcard src/*.h)
@@ -28,6 +28,11 @@ PROVE_TESTS  = test/t/*.pl
 # -Wno-unused-parameter: PostgreSQL's own headers (ilist.h, bufpage.h) and the fmgr
 # calling convention leave parameters unused; every other -Wextra warning is on.
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter
+
+# the background worker reaches a shared registry (idgen.registry) through
+# libpq, as contrib/postgres_fdw and dblink do
+PG_CPPFLAGS = -I$(libpq_srcdir)
+SHLIB_LINK_INTERNAL = $(libpq)
 
 # The tested target is PostgreSQL 15; any pg_config on PATH works for a plain build.
 PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)

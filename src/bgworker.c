@@ -2,16 +2,20 @@
  * bgworker.c - the idgen background worker
  *
  * One per node, started by the postmaster once recovery has finished (a
- * standby holds no lease, so it cannot issue).  Connected to idgen.database,
- * where the lease table lives, it:
+ * standby holds no lease, so it cannot issue).  Against the registry (this
+ * instance's idgen.database, or the shared PostgreSQL that idgen.registry
+ * names; registry.c carries the statements either way) it:
  *
  *   - leases the node's block of worker ids (idgen.acquire_node_lease), a new
  *     generation on every acquisition, and publishes it to shared memory;
  *   - renews the lease well before it expires and keeps the durable
- *     high-water mark of issued time ahead of the generator, committing with
- *     a local WAL flush before the generator may use it;
+ *     high-water mark of issued time ahead of the generator, committed
+ *     before the generator may use it;
  *   - stops the node at once when a renewal finds the rows no longer its own
  *     (fenced by an operator, or taken by another holder: a collision);
+ *   - compares the node's clock with the registry's at every lease and
+ *     renewal, and stops issuing while they are further apart than
+ *     idgen.max_skew;
  *   - reads the registry's layout epochs with every acquisition and renewal
  *     and hands them to the generator before the lease they come with, so
  *     no lease outlives the node's knowledge of a layout switch;
@@ -19,9 +23,16 @@
  *     and large jumps forward;
  *   - gives the lease back at shutdown, keeping its high-water mark.
  *
+ * The node's own tables (idgen.node_control, retry keys) are in its
+ * idgen.database whichever registry it uses, so an operator's
+ * idgen_disable() works and lasts while the registry is away.
+ *
  * Each unit of work is its own transaction.  An error in one is logged and
- * counted; the published lease then simply runs out if renewals keep
- * failing, and the generator refuses from that moment on.
+ * counted, and the next attempt waits a little longer (up to 2 s).  A lease whose renewals keep failing runs out: the generator
+ * refuses from that moment on by itself, and the worker then gives the
+ * lease up and leases anew, at a new generation above the old high-water
+ * mark, once the registry answers again.  Losing the connection to a
+ * remote registry is just such a failure.
  */
 #include "idgen.h"
 
@@ -43,13 +54,23 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
-#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
+
+#include "fleet.h"
+#include "registry.h"
 
 /* how often the worker looks at its lease and the clock */
 #define IDGEN_TICK_MS 100
 /* how long to wait between attempts to get a lease */
 #define IDGEN_RETRY_MS 1000
+/*
+ * The first wait after a failed unit of work; it doubles from there, up to
+ * a quarter of the lease or 2 s, whichever is shorter: an attempt costs the
+ * registry one refused connection, and a node should be back soon after
+ * its registry is.
+ */
+#define IDGEN_BACKOFF_MIN_MS 250
+#define IDGEN_BACKOFF_MAX_MS 2000
 /* how often expired retry keys are cleaned out */
 #define IDGEN_CLEANUP_MS 60000
 /* how often the horizon warning repeats */
@@ -57,6 +78,10 @@
 /* a wall clock that moves this much against the monotonic clock is audited */
 #define IDGEN_STEP_BACK_MS 20
 #define IDGEN_JUMP_FORWARD_MS 2000
+/* audit lines kept while the registry cannot take them */
+#define IDGEN_MAX_PENDING_AUDIT 1000
+/* how long the release at shutdown may wait for a remote registry */
+#define IDGEN_RELEASE_TIMEOUT_MS 2000
 
 /*
  * The node's own note of its high-water mark, in the data directory.  It is
@@ -68,6 +93,47 @@
 #define IDGEN_LOCAL_HW_FILE "pg_idgen_high_water"
 #define IDGEN_LOCAL_SLACK_MS 5000
 
+/* times travel as Unix milliseconds, whatever TimeZone the session has */
+#define SQL_TS(n) "('epoch'::timestamptz + $" #n "::bigint * interval '1 ms')"
+#define SQL_MS(col) "floor(extract(epoch FROM " col ") * 1000)::bigint"
+
+/*
+ * The lease protocol.  A registry at 0.5 or later records the fleet's
+ * heartbeats and answers with its own clock; an older one (only possible
+ * for a local registry not yet updated) gets the calls of its version.
+ */
+static const char *const acquire_sql =
+"SELECT first_worker, generation, " SQL_MS("high_water") ", "
+SQL_MS("start_after") ", " SQL_MS("registry_clock") " "
+"FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
+"$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
+SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean)";
+
+static const char *const acquire_sql_04 =
+"SELECT first_worker, generation, " SQL_MS("high_water") ", "
+SQL_MS("start_after") ", NULL::bigint "
+"FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
+"$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
+SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms')";
+
+static const char *const renew_sql =
+"SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, "
+SQL_MS("registry_clock") " "
+"FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
+"$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ", $9, "
+"$10::bigint)";
+
+static const char *const renew_sql_04 =
+"SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, NULL::bigint "
+"FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
+"$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ")";
+
+static const char *const release_sql =
+"SELECT idgen.release_node_lease($1, $2::integer, $3::integer, $4::integer, $5::bigint)";
+
+/* the registry's extension version as major * 100 + minor */
+#define REGISTRY_FLEET_VERSION 5
+
 PGDLLEXPORT void idgen_bgworker_main(Datum main_arg);
 
 typedef struct IdgenWorker
@@ -78,15 +144,23 @@ typedef struct IdgenWorker
 	int			region;
 	int			worker_count;
 	int			worker_bits;
+	bool		remote;			/* the registry is another instance */
+	int			registry_version;	/* of its extension; 0: not known yet */
 	bool		have_lease;
 	IdgenLease	lease;
 	int64		next_attempt_mono;
+	int64		backoff_ms;		/* 0 after a success */
+	char		last_error[256];	/* of the current run of failures */
 	int64		last_wall;
 	int64		last_mono;
 	/* audit lines waiting for the next transaction */
 	StringInfoData pending_audit;
 	int			pending_count;
 	bool		logged_missing;
+	bool		have_skew;		/* skew holds a measurement */
+	IdgenSkew	skew;			/* the last one */
+	bool		skewed;			/* clocks beyond idgen.max_skew */
+	char		skew_reason[256];
 	int64		local_hw;		/* what the local file says; -1: none */
 	int64		next_cleanup_mono;
 	int64		next_horizon_mono;
@@ -102,6 +176,12 @@ idgen_handle_sigterm(SIGNAL_ARGS)
 	shutdown_requested = true;
 	SetLatch(MyLatch);
 	errno = save_errno;
+}
+
+static bool
+stop_requested(void)
+{
+	return shutdown_requested;
 }
 
 void
@@ -129,11 +209,36 @@ monotonic_ms(void)
 	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* parameters and results travel as text */
+static char *
+int_text(int64 v)
+{
+	return psprintf(INT64_FORMAT, v);
+}
+
+static int64
+text_int(const char *s)
+{
+	char	   *end;
+	long long	v;
+
+	if (s == NULL)
+		elog(ERROR, "idgen: unexpected NULL from the registry");
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0')
+		elog(ERROR, "idgen: unexpected number from the registry: \"%s\"", s);
+	return (int64) v;
+}
+
 static void
 queue_audit(IdgenWorker *w, const char *action, const char *detail)
 {
-	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+	MemoryContext old;
 
+	if (w->pending_count >= IDGEN_MAX_PENDING_AUDIT)
+		return;
+	old = MemoryContextSwitchTo(TopMemoryContext);
 	if (w->pending_audit.data == NULL)
 		initStringInfo(&w->pending_audit);
 	/* action and detail separated by a unit separator, lines by newlines */
@@ -175,26 +280,51 @@ watch_clock(IdgenWorker *w)
 	w->last_mono = mono;
 }
 
+/*
+ * Write the queued audit lines to the registry's audit log, inside the
+ * caller's registry unit.  A node of a shared registry signs them.
+ */
 static void
-begin_work(const char *activity)
+flush_audit(IdgenWorker *w)
 {
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	PushActiveSnapshot(GetTransactionSnapshot());
-	pgstat_report_activity(STATE_RUNNING, activity);
+	char	   *line;
+	char	   *next;
+	char	   *actor;
+
+	if (w->pending_count == 0)
+		return;
+	actor = w->remote ? psprintf("idgen lease worker of %s", w->owner) :
+		pstrdup("idgen lease worker");
+	/* the buffer stays intact until all of it is written */
+	for (line = w->pending_audit.data; *line; line = next)
+	{
+		char	   *sep = strchr(line, '\x1f');
+		char	   *end = strchr(line, '\n');
+		const char *params[3];
+
+		next = end + 1;
+		params[0] = actor;
+		params[1] = pnstrdup(line, sep - line);
+		params[2] = pnstrdup(sep + 1, end - sep - 1);
+		registry_exec("INSERT INTO idgen.audit_log (actor, action, detail) VALUES ($1, $2, $3)",
+					  3, params);
+	}
+	resetStringInfo(&w->pending_audit);
+	w->pending_count = 0;
 }
 
 static void
-end_work(void)
+flush_audit_unit(IdgenWorker *w)
 {
-	SPI_finish();
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	pgstat_report_activity(STATE_IDLE, NULL);
+	if (w->pending_count == 0)
+		return;
+	registry_begin("idgen: writing the audit log");
+	flush_audit(w);
+	registry_commit();
 }
 
+
+/* for the node's own tables, in this instance's idgen.database */
 static void
 spi_run(const char *sql, int nargs, Oid *types, Datum *values, int expected)
 {
@@ -203,45 +333,6 @@ spi_run(const char *sql, int nargs, Oid *types, Datum *values, int expected)
 
 	if (rc != expected)
 		elog(ERROR, "idgen: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
-}
-
-static void
-flush_audit(IdgenWorker *w)
-{
-	char	   *line;
-	char	   *next;
-
-	if (w->pending_count == 0)
-		return;
-	for (line = w->pending_audit.data; *line; line = next)
-	{
-		char	   *sep = strchr(line, '\x1f');
-		char	   *end = strchr(line, '\n');
-		Oid			types[2] = {TEXTOID, TEXTOID};
-		Datum		values[2];
-
-		next = end + 1;
-		*sep = '\0';
-		*end = '\0';
-		values[0] = CStringGetTextDatum(line);
-		values[1] = CStringGetTextDatum(sep + 1);
-		spi_run("INSERT INTO idgen.audit_log (actor, action, detail) VALUES ('idgen lease worker', $1, $2)",
-				2, types, values, SPI_OK_INSERT);
-	}
-	resetStringInfo(&w->pending_audit);
-	w->pending_count = 0;
-}
-
-static Datum
-unix_ms_datum(int64 unix_ms)
-{
-	return TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(unix_ms));
-}
-
-static int64
-datum_unix_ms(Datum d)
-{
-	return idgen_timestamptz_to_unix_ms(DatumGetTimestampTz(d));
 }
 
 /*
@@ -283,80 +374,6 @@ valid_until(int64 lease_until)
 	return lease_until - margin;
 }
 
-/*
- * Make sure the registry is usable: the extension is there (created if the
- * database has none, so a single instance works with defaults alone) and
- * recent enough.  Returns false, with the reason published, if not.
- */
-static bool
-registry_ready(IdgenWorker *w)
-{
-	bool		isnull;
-	char	   *version = NULL;
-	char		reason[256];
-
-	spi_run("SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'idgen'",
-			0, NULL, NULL, SPI_OK_SELECT);
-	if (SPI_processed == 0)
-	{
-		ereport(LOG,
-				(errmsg("idgen: creating extension idgen in database \"%s\" to hold the worker lease table",
-						idgen_database)));
-		spi_run("CREATE EXTENSION IF NOT EXISTS idgen", 0, NULL, NULL, SPI_OK_UTILITY);
-		queue_audit(w, "registry_created",
-					psprintf("extension idgen created in database %s by the background worker",
-							 idgen_database));
-		return false;
-	}
-	version = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0],
-												SPI_tuptable->tupdesc, 1, &isnull));
-	if (strcmp(version, "0.1") == 0)
-	{
-		snprintf(reason, sizeof(reason),
-				 "extension idgen in database \"%s\" is version %s, which has no lease table; run ALTER EXTENSION idgen UPDATE there",
-				 idgen_database, version);
-		idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
-		if (!w->logged_missing)
-			ereport(LOG, (errmsg("idgen: %s", reason)));
-		w->logged_missing = true;
-		return false;
-	}
-	return true;
-}
-
-/*
- * Does the node's block fit the layout in force now and every one scheduled
- * after it?  If not, says why in *reason.
- */
-static bool
-block_fits(IdgenWorker *w, const IdgenEpochList *list, int first_worker,
-		   char *reason, size_t reason_len)
-{
-	const IdgenEpoch *e = idgen_epochs_at(list, idgen_wall_unix_ms());
-	int			block_bits = 0;
-	int			i;
-
-	while ((1 << block_bits) < w->worker_count)
-		block_bits++;
-	for (i = e->version - 1; i < list->count; i++)
-	{
-		const IdgenEpoch *x = &list->epochs[i];
-		const char *problem = idgen_node_check(&x->layout, w->region,
-											   first_worker, block_bits);
-
-		if (problem != NULL)
-		{
-			snprintf(reason, reason_len,
-					 "layout epoch %d (%d region, %d worker bits): %s (region %d, workers %d-%d)",
-					 x->version, x->layout.region_bits, x->layout.worker_bits,
-					 problem, w->region, first_worker,
-					 first_worker + w->worker_count - 1);
-			return false;
-		}
-	}
-	return true;
-}
-
 /* An operator's idgen_disable() lasts across restarts. */
 static void
 load_disabled(IdgenWorker *w)
@@ -376,6 +393,103 @@ load_disabled(IdgenWorker *w)
 
 		idgen_set_operator_disabled(true, reason);
 	}
+}
+
+/*
+ * The node's own database: the extension is there (created if missing, so
+ * a single instance works with defaults alone, and the node's operator
+ * functions work in idgen.database of every node of a fleet), and an
+ * operator's idgen_disable() is read back.
+ */
+static void
+node_prepare(IdgenWorker *w)
+{
+	bool		isnull;
+	bool		has_node_control = true;
+
+	local_begin("idgen: reading the node's settings");
+	spi_run("SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'idgen'",
+			0, NULL, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+	{
+		ereport(LOG,
+				(errmsg(w->remote ?
+						"idgen: creating extension idgen in database \"%s\" for the node's own tables" :
+						"idgen: creating extension idgen in database \"%s\" to hold the worker lease table",
+						idgen_database)));
+		spi_run("CREATE EXTENSION IF NOT EXISTS idgen", 0, NULL, NULL, SPI_OK_UTILITY);
+		if (!w->remote)
+			queue_audit(w, "registry_created",
+						psprintf("extension idgen created in database %s by the background worker",
+								 idgen_database));
+	}
+	else
+	{
+		char	   *version = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0],
+																SPI_tuptable->tupdesc,
+																1, &isnull));
+
+		/* 0.1 had no node_control */
+		has_node_control = strcmp(version, "0.1") != 0;
+	}
+	if (has_node_control)
+		load_disabled(w);
+	local_commit();
+}
+
+static void
+waiting(IdgenWorker *w, const char *reason)
+{
+	idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
+	if (!w->logged_missing)
+		ereport(LOG, (errmsg("idgen: %s", reason)));
+	w->logged_missing = true;
+}
+
+/*
+ * Make sure the registry is usable: it has the extension, recent enough.
+ * Returns false, with the reason published, if not.
+ */
+static bool
+registry_ready(IdgenWorker *w)
+{
+	RegistryRows *rows;
+	const char *version;
+	int			major = 0;
+	int			minor = 0;
+	char		reason[256];
+
+	rows = registry_exec("SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'idgen'",
+						 0, NULL);
+	if (rows->nrows == 0)
+	{
+		snprintf(reason, sizeof(reason),
+				 "the registry (%s) has no extension idgen; run CREATE EXTENSION idgen there",
+				 registry_display());
+		waiting(w, reason);
+		return false;
+	}
+	version = registry_value(rows, 0, 0);
+	if (sscanf(version, "%d.%d", &major, &minor) != 2)
+		major = minor = 0;
+	w->registry_version = major * 100 + minor;
+	if (w->registry_version < 2)
+	{
+		snprintf(reason, sizeof(reason),
+				 "extension idgen in the registry (%s) is version %s, which has no lease table; run ALTER EXTENSION idgen UPDATE there",
+				 registry_display(), version);
+		waiting(w, reason);
+		return false;
+	}
+	if (w->remote && w->registry_version < REGISTRY_FLEET_VERSION)
+	{
+		snprintf(reason, sizeof(reason),
+				 "extension idgen in the registry (%s) is version %s; a shared registry needs 0.5 or later: run ALTER EXTENSION idgen UPDATE there",
+				 registry_display(), version);
+		waiting(w, reason);
+		return false;
+	}
+	return true;
 }
 
 static int64
@@ -429,76 +543,165 @@ note_local_hw(IdgenWorker *w, int64 hw)
 	w->local_hw = value;
 }
 
+/*
+ * Compare the node's clock with the registry's over the round trip that
+ * just ended.  registry_ms is NULL when the registry did not say.
+ */
+static void
+note_skew(IdgenWorker *w, int64 sent, int64 received, const char *registry_ms)
+{
+	IdgenSkew	skew;
+	bool		was = w->skewed;
+
+	if (registry_ms == NULL)
+	{
+		idgen_publish_clock_skew(false, 0);
+		w->have_skew = false;
+		w->skewed = false;
+		return;
+	}
+	idgen_skew_estimate(sent, received, text_int(registry_ms), &skew);
+	w->have_skew = skew.uncertainty_ms != PG_INT64_MAX;
+	w->skew = skew;
+	idgen_publish_clock_skew(w->have_skew, skew.offset_ms);
+	w->skewed = idgen_skew_exceeds(&skew, idgen_max_skew_ms);
+	if (w->skewed)
+		snprintf(w->skew_reason, sizeof(w->skew_reason),
+				 "this node's clock is %lld ms %s the registry's (give or take %lld ms); idgen.max_skew is %d ms",
+				 (long long) (skew.offset_ms < 0 ? -skew.offset_ms : skew.offset_ms),
+				 skew.offset_ms < 0 ? "behind" : "ahead of",
+				 (long long) skew.uncertainty_ms, idgen_max_skew_ms);
+	if (w->skewed && !was)
+	{
+		ereport(WARNING,
+				(errmsg("idgen: stopped issuing: %s", w->skew_reason)));
+		queue_audit(w, "clock_skew", w->skew_reason);
+	}
+	else if (!w->skewed && was)
+	{
+		char		detail[160];
+
+		snprintf(detail, sizeof(detail),
+				 "this node's clock is within %d ms of the registry's again (offset %lld ms)",
+				 idgen_max_skew_ms, (long long) skew.offset_ms);
+		ereport(LOG, (errmsg("idgen: %s; issuing resumes", detail)));
+		queue_audit(w, "clock_skew_cleared", detail);
+	}
+}
+
+/*
+ * The registry's layout epochs, read in the lease's own transaction after
+ * its lease statement: a layout scheduled meanwhile (which waits for, or
+ * makes wait, that statement's row locks) is seen.
+ */
+static void
+load_epochs(IdgenEpochList *list)
+{
+	RegistryRows *rows;
+	IdgenEpoch	epochs[IDGEN_MAX_EPOCHS + 1];
+	int			i;
+
+	rows = registry_exec("SELECT version, " SQL_MS("start_time") ", " SQL_MS("epoch_start") ", "
+						 "region_bits, worker_bits, seq_bits FROM idgen.epoch ORDER BY version",
+						 0, NULL);
+	if (rows->ncols != 6 || rows->nrows < 1 || rows->nrows > IDGEN_MAX_EPOCHS)
+		elog(ERROR, "idgen: the registry's idgen.epoch has %d rows of %d columns",
+			 rows->nrows, rows->ncols);
+	for (i = 0; i < rows->nrows; i++)
+	{
+		int			c;
+
+		for (c = 0; c < 6; c++)
+			if (registry_value(rows, i, c) == NULL)
+				elog(ERROR, "idgen: the registry's idgen.epoch has a NULL in row %d", i + 1);
+		epochs[i].version = (int) text_int(registry_value(rows, i, 0));
+		epochs[i].start_unix_ms = text_int(registry_value(rows, i, 1));
+		epochs[i].layout.epoch_unix_ms = text_int(registry_value(rows, i, 2));
+		epochs[i].layout.region_bits = (int) text_int(registry_value(rows, i, 3));
+		epochs[i].layout.worker_bits = (int) text_int(registry_value(rows, i, 4));
+		epochs[i].layout.seq_bits = (int) text_int(registry_value(rows, i, 5));
+		epochs[i].boundary = 0;
+	}
+	idgen_epochs_from_rows(list, epochs, rows->nrows);
+}
+
+/*
+ * Does the node's block fit the layout in force now and every one scheduled
+ * after it?  If not, says why in *reason.  (The registry checks this too,
+ * when it leases.)
+ */
+static bool
+block_fits(IdgenWorker *w, const IdgenEpochList *list, int first_worker,
+		   char *reason, size_t reason_len)
+{
+	const IdgenEpoch *e = idgen_epochs_at(list, idgen_wall_unix_ms());
+	int			block_bits = 0;
+	int			i;
+
+	while ((1 << block_bits) < w->worker_count)
+		block_bits++;
+	for (i = e->version - 1; i < list->count; i++)
+	{
+		const IdgenEpoch *x = &list->epochs[i];
+		const char *problem = idgen_node_check(&x->layout, w->region,
+											   first_worker, block_bits);
+
+		if (problem != NULL)
+		{
+			snprintf(reason, reason_len,
+					 "layout epoch %d (%d region, %d worker bits): %s (region %d, workers %d-%d)",
+					 x->version, x->layout.region_bits, x->layout.worker_bits,
+					 problem, w->region, first_worker,
+					 first_worker + w->worker_count - 1);
+			return false;
+		}
+	}
+	return true;
+}
+
 static void
 try_acquire(IdgenWorker *w)
 {
-	Oid			types[12] = {TEXTOID, TEXTOID, INT4OID, INT4OID, INT4OID,
-		INT4OID, INT4OID, TIMESTAMPTZOID, FLOAT8OID, TIMESTAMPTZOID,
-	TIMESTAMPTZOID, FLOAT8OID};
-	Datum		values[12];
-	char		nulls[12];
-	int64		now;
-	bool		isnull;
-	HeapTuple	tup;
-	TupleDesc	desc;
+	const char *p[13];
+	RegistryRows *rows;
+	bool		fleet;
+	int64		sent;
+	int64		received;
 	IdgenLease	lease;
 	IdgenEpochList epochs;
-	int			region_bits;
-	int			worker_bits;
-	char		reason[256];
+	char		misfit[256];
 
-	begin_work("idgen: leasing a worker id");
+	node_prepare(w);
+	registry_begin("idgen: leasing a worker id");
 	if (!registry_ready(w))
 	{
 		flush_audit(w);
-		end_work();
-		/* a registry created just now is usable on the next tick */
-		if (w->pending_count == 0 && !w->logged_missing)
-			w->next_attempt_mono = 0;
+		registry_commit();
 		return;
 	}
-	load_disabled(w);
+	fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
 
-	/* the workers must fit the layout now and every one scheduled after it */
-	idgen_epochs_read_spi(&epochs);
-	now = idgen_wall_unix_ms();
-	idgen_epochs_min_bits(&epochs, now, &region_bits, &worker_bits);
-	if (!block_fits(w, &epochs, idgen_worker_id >= 0 ? idgen_worker_id : 0,
-					reason, sizeof(reason)))
-	{
-		flush_audit(w);
-		end_work();
-		idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
-		if (!w->logged_missing)
-			ereport(LOG, (errmsg("idgen: cannot lease: %s; retrying", reason)));
-		w->logged_missing = true;
-		return;
-	}
+	sent = idgen_wall_unix_ms();
+	p[0] = w->owner;
+	p[1] = w->sysid;
+	p[2] = int_text(w->timeline);
+	p[3] = int_text(w->region);
+	p[4] = int_text(idgen_worker_id);
+	p[5] = int_text(w->worker_count);
+	p[6] = int_text(w->worker_bits);
+	p[7] = int_text(sent);
+	p[8] = int_text(idgen_lease_ttl_ms);
+	p[9] = int_text(hw_target());
+	p[10] = w->local_hw >= 0 ? int_text(w->local_hw) : NULL;
+	p[11] = int_text(IDGEN_LOCAL_SLACK_MS);
+	p[12] = w->remote ? "true" : "false";
+	rows = registry_exec(fleet ? acquire_sql : acquire_sql_04, fleet ? 13 : 12, p);
+	received = idgen_wall_unix_ms();
+	if (rows->nrows != 1 || rows->ncols != 5)
+		elog(ERROR, "idgen: idgen.acquire_node_lease returned %d rows of %d columns",
+			 rows->nrows, rows->ncols);
 
-	values[0] = CStringGetTextDatum(w->owner);
-	values[1] = CStringGetTextDatum(w->sysid);
-	values[2] = Int32GetDatum(w->timeline);
-	values[3] = Int32GetDatum(w->region);
-	values[4] = Int32GetDatum(idgen_worker_id);
-	values[5] = Int32GetDatum(w->worker_count);
-	values[6] = Int32GetDatum(worker_bits);
-	values[7] = unix_ms_datum(now);
-	values[8] = Float8GetDatum(idgen_lease_ttl_ms / 1000.0);
-	values[9] = unix_ms_datum(hw_target());
-	values[10] = unix_ms_datum(w->local_hw);
-	values[11] = Float8GetDatum(IDGEN_LOCAL_SLACK_MS / 1000.0);
-	memset(nulls, ' ', sizeof(nulls));
-	if (w->local_hw < 0)
-		nulls[10] = 'n';
-	if (SPI_execute_with_args("SELECT first_worker, generation, lease_until, high_water, start_after "
-							  "FROM idgen.acquire_node_lease($1, $2, $3, $4, $5, $6, $7, $8, "
-							  "pg_catalog.make_interval(secs => $9), $10, $11, "
-							  "pg_catalog.make_interval(secs => $12))",
-							  12, types, values, nulls, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "idgen: idgen.acquire_node_lease failed");
-	tup = SPI_tuptable->vals[0];
-	desc = SPI_tuptable->tupdesc;
-	lease.first_worker = DatumGetInt32(SPI_getbinval(tup, desc, 1, &isnull));
+	lease.first_worker = (int) text_int(registry_value(rows, 0, 0));
 	if (lease.first_worker < 0)
 	{
 		char		reason[256];
@@ -510,42 +713,49 @@ try_acquire(IdgenWorker *w)
 				 idgen_worker_id >= 0 ? idgen_worker_id : w->worker_count,
 				 w->region);
 		flush_audit(w);
-		end_work();
+		registry_commit();
+		w->backoff_ms = 0;
+		w->last_error[0] = '\0';
 		idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
 		if (!w->logged_missing)
 			ereport(LOG, (errmsg("idgen: %s; retrying", reason)));
 		w->logged_missing = true;
 		return;
 	}
-	lease.generation = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
-	lease.lease_until_unix_ms = datum_unix_ms(SPI_getbinval(tup, desc, 3, &isnull));
-	lease.hw_unix_ms = datum_unix_ms(SPI_getbinval(tup, desc, 4, &isnull));
-	{
-		Datum		d = SPI_getbinval(tup, desc, 5, &isnull);
-
-		lease.start_after_unix_ms = isnull ? -1 : datum_unix_ms(d);
-	}
-	lease.valid_until_unix_ms = valid_until(lease.lease_until_unix_ms);
+	lease.generation = text_int(registry_value(rows, 0, 1));
+	lease.hw_unix_ms = text_int(registry_value(rows, 0, 2));
+	lease.start_after_unix_ms = registry_value(rows, 0, 3) ?
+		text_int(registry_value(rows, 0, 3)) : -1;
 
 	/*
-	 * A layout scheduled while this transaction waited for the registry is
-	 * seen now (a new statement, a new snapshot); the lease must fit it too,
-	 * or be rolled back.
+	 * The registry's lease ends a TTL after it read its own clock, which
+	 * was after we sent: counted from our sending, our lease ends first,
+	 * however far apart the two clocks are.
 	 */
-	idgen_epochs_read_spi(&epochs);
-	if (!block_fits(w, &epochs, lease.first_worker, reason, sizeof(reason)))
+	lease.lease_until_unix_ms = sent + idgen_lease_ttl_ms;
+	lease.valid_until_unix_ms = valid_until(lease.lease_until_unix_ms);
+
+	/* a lease that would not fit a layout of the registry is rolled back */
+	load_epochs(&epochs);
+	if (!block_fits(w, &epochs, lease.first_worker, misfit, sizeof(misfit)))
 		ereport(ERROR,
-				(errmsg("idgen: the leased workers do not fit %s", reason)));
+				(errmsg("the leased workers do not fit %s", misfit)));
 	flush_audit(w);
-	end_work();
+	registry_commit();
+	w->backoff_ms = 0;
+	w->last_error[0] = '\0';
 	note_local_hw(w, lease.hw_unix_ms);
 
 	/* published only once the lease and its high-water mark are durable */
 	w->lease = lease;
 	w->have_lease = true;
 	w->logged_missing = false;
+	note_skew(w, sent, received, registry_value(rows, 0, 4));
 	idgen_publish_epochs(&epochs);
-	idgen_publish_lease(&lease);
+	if (w->skewed)
+		idgen_publish_lease_held(&lease, IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
+	else
+		idgen_publish_lease(&lease);
 	ereport(LOG,
 			(errmsg("idgen: leased workers %d-%d of region %d, generation %lld",
 					lease.first_worker, lease.first_worker + w->worker_count - 1,
@@ -562,60 +772,114 @@ renewal_due(IdgenWorker *w)
 }
 
 static void
+release_rows(IdgenWorker *w)
+{
+	const char *p[5];
+
+	p[0] = w->owner;
+	p[1] = int_text(w->region);
+	p[2] = int_text(w->lease.first_worker);
+	p[3] = int_text(w->worker_count);
+	p[4] = int_text(w->lease.generation);
+	registry_exec(release_sql, 5, p);
+}
+
+static void
 renew(IdgenWorker *w)
 {
-	Oid			types[8] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT8OID,
-	TIMESTAMPTZOID, FLOAT8OID, TIMESTAMPTZOID};
-	Datum		values[8];
-	int64		now = idgen_wall_unix_ms();
-	bool		isnull;
-	HeapTuple	tup;
-	TupleDesc	desc;
+	IdgenState	state = idgen_lease_state();
+	bool		fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
+	const char *p[10];
+	RegistryRows *rows;
+	int64		sent;
+	int64		received;
 
-	begin_work("idgen: renewing the worker lease");
-	values[0] = CStringGetTextDatum(w->owner);
-	values[1] = Int32GetDatum(w->region);
-	values[2] = Int32GetDatum(w->lease.first_worker);
-	values[3] = Int32GetDatum(w->worker_count);
-	values[4] = Int64GetDatum(w->lease.generation);
-	values[5] = unix_ms_datum(now);
-	values[6] = Float8GetDatum(idgen_lease_ttl_ms / 1000.0);
-	values[7] = unix_ms_datum(hw_target());
-	spi_run("SELECT ok, lease_until, high_water, other_owner, other_generation "
-			"FROM idgen.renew_node_lease($1, $2, $3, $4, $5, $6, "
-			"pg_catalog.make_interval(secs => $7), $8)",
-			8, types, values, SPI_OK_SELECT);
-	tup = SPI_tuptable->vals[0];
-	desc = SPI_tuptable->tupdesc;
-
-	if (DatumGetBool(SPI_getbinval(tup, desc, 1, &isnull)))
+	registry_begin("idgen: renewing the worker lease");
+	/* after a failure: the registry may have been updated, or replaced */
+	if (w->registry_version == 0)
 	{
-		int64		lease_until = datum_unix_ms(SPI_getbinval(tup, desc, 2, &isnull));
-		int64		hw = datum_unix_ms(SPI_getbinval(tup, desc, 3, &isnull));
+		if (!registry_ready(w))
+		{
+			registry_commit();
+			return;
+		}
+		fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
+	}
+	sent = idgen_wall_unix_ms();
+	p[0] = w->owner;
+	p[1] = int_text(w->region);
+	p[2] = int_text(w->lease.first_worker);
+	p[3] = int_text(w->worker_count);
+	p[4] = int_text(w->lease.generation);
+	p[5] = int_text(sent);
+	p[6] = int_text(idgen_lease_ttl_ms);
+	/* a clock the registry disagrees with does not move the mark */
+	p[7] = int_text(state == IDGEN_STATE_CLOCK_SKEW ? w->lease.hw_unix_ms : hw_target());
+	p[8] = idgen_operator_disabled() ? "disabled" : idgen_state_name(state);
+	p[9] = w->have_skew ? int_text(w->skew.offset_ms) : NULL;
+	rows = registry_exec(fleet ? renew_sql : renew_sql_04, fleet ? 10 : 8, p);
+	received = idgen_wall_unix_ms();
+	if (rows->nrows != 1 || rows->ncols != 5)
+		elog(ERROR, "idgen: idgen.renew_node_lease returned %d rows of %d columns",
+			 rows->nrows, rows->ncols);
+
+	if (strcmp(registry_value(rows, 0, 0), "t") == 0)
+	{
+		int64		hw = text_int(registry_value(rows, 0, 1));
+		int64		lease_until = sent + idgen_lease_ttl_ms;
 		IdgenEpochList epochs;
 
-		/* read after the renewal: a layout scheduled before it is seen */
-		idgen_epochs_read_spi(&epochs);
+		load_epochs(&epochs);
 		flush_audit(w);
-		end_work();
+		registry_commit();
+		w->backoff_ms = 0;
+		w->last_error[0] = '\0';
 		note_local_hw(w, hw);
-		/* the epochs first: the extended lease must not run past a switch unknown */
-		idgen_publish_epochs(&epochs);
 		w->lease.lease_until_unix_ms = lease_until;
 		w->lease.valid_until_unix_ms = valid_until(lease_until);
 		w->lease.hw_unix_ms = hw;
+		/* the epochs first: the longer lease must not reach a switch unknown */
+		idgen_publish_epochs(&epochs);
 		idgen_publish_renewal(lease_until, w->lease.valid_until_unix_ms, hw);
-		if (idgen_lease_state() == IDGEN_STATE_WAITING_FOR_LEASE)
+		note_skew(w, sent, received, registry_value(rows, 0, 4));
+		if (w->skewed)
+		{
+			idgen_publish_lease_state(IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
+			/* look again soon, not only when the renewal is due */
+			w->next_attempt_mono = monotonic_ms() + IDGEN_RETRY_MS;
+		}
+		else if (state == IDGEN_STATE_WAITING_FOR_LEASE ||
+				 state == IDGEN_STATE_CLOCK_SKEW)
 			idgen_publish_lease(&w->lease);
 		return;
 	}
 	else
 	{
-		Datum		other_d = SPI_getbinval(tup, desc, 4, &isnull);
-		char	   *other = isnull ? NULL : TextDatumGetCString(other_d);
-		int64		other_gen = DatumGetInt64(SPI_getbinval(tup, desc, 5, &isnull));
+		const char *other = registry_value(rows, 0, 2);
+		int64		other_gen = registry_value(rows, 0, 3) ?
+			text_int(registry_value(rows, 0, 3)) : 0;
+		int64		now = idgen_wall_unix_ms();
 		bool		still_valid = now < w->lease.lease_until_unix_ms;
 		char		reason[256];
+
+		/*
+		 * Taken by another holder after our lease ended: nothing overlapped
+		 * (we stopped before it ended, the registry let go only after), we
+		 * lost the lease and lease anew.
+		 */
+		if (other != NULL && !still_valid)
+		{
+			snprintf(reason, sizeof(reason),
+					 "the lease of workers %d-%d of region %d (generation %lld) ran out and was taken by \"%s\"",
+					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
+					 w->region, (long long) w->lease.generation, other);
+			registry_commit();
+			idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
+			w->have_lease = false;
+			ereport(LOG, (errmsg("idgen: %s; leasing anew", reason)));
+			queue_audit(w, "lease_lost", reason);
+			return;
+		}
 
 		/* stop first, then write down why */
 		if (other != NULL && still_valid)
@@ -629,65 +893,43 @@ renew(IdgenWorker *w)
 					 "the lease of workers %d-%d of region %d (generation %lld) was %s",
 					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
 					 w->region, (long long) w->lease.generation,
-					 other == NULL ? "fenced or released by an operator" :
-					 "taken over after it expired");
+					 "fenced or released by an operator");
 		idgen_publish_lease_state(IDGEN_STATE_FENCED, reason);
 		w->have_lease = false;
 		ereport(WARNING, (errmsg("idgen: node fenced: %s", reason)));
 
 		if (other != NULL && still_valid)
 		{
-			Oid			ctypes[3] = {TEXTOID, TEXTOID, TEXTOID};
-			Datum		cvalues[3];
+			const char *c[3];
 
+			c[0] = w->owner;
+			c[1] = other;
+			c[2] = reason;
 			/* counted before the insert, which may fail: it was found */
 			idgen_stats_count_collision();
-			cvalues[0] = CStringGetTextDatum(w->owner);
-			cvalues[1] = CStringGetTextDatum(other);
-			cvalues[2] = CStringGetTextDatum(reason);
-			spi_run("INSERT INTO idgen.collision (id, first_owner, second_owner, detail) VALUES (NULL, $1, $2, $3)",
-					3, ctypes, cvalues, SPI_OK_INSERT);
+			registry_exec("INSERT INTO idgen.collision (id, first_owner, second_owner, detail) VALUES (NULL, $1, $2, $3)",
+						  3, c);
 			queue_audit(w, "collision", reason);
 		}
 		else
 			queue_audit(w, "fenced", reason);
 
 		/* give back whatever of the block is still ours, marks kept */
-		{
-			Oid			rtypes[5] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT8OID};
-			Datum		rvalues[5];
-
-			rvalues[0] = CStringGetTextDatum(w->owner);
-			rvalues[1] = Int32GetDatum(w->region);
-			rvalues[2] = Int32GetDatum(w->lease.first_worker);
-			rvalues[3] = Int32GetDatum(w->worker_count);
-			rvalues[4] = Int64GetDatum(w->lease.generation);
-			spi_run("SELECT idgen.release_node_lease($1, $2, $3, $4, $5)",
-					5, rtypes, rvalues, SPI_OK_SELECT);
-		}
+		release_rows(w);
 		flush_audit(w);
-		end_work();
+		registry_commit();
 	}
 }
 
 static void
 release(IdgenWorker *w)
 {
-	Oid			types[5] = {TEXTOID, INT4OID, INT4OID, INT4OID, INT8OID};
-	Datum		values[5];
-
 	idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, "shutting down");
 	if (!w->have_lease)
 		return;
-	begin_work("idgen: releasing the worker lease");
-	values[0] = CStringGetTextDatum(w->owner);
-	values[1] = Int32GetDatum(w->region);
-	values[2] = Int32GetDatum(w->lease.first_worker);
-	values[3] = Int32GetDatum(w->worker_count);
-	values[4] = Int64GetDatum(w->lease.generation);
-	spi_run("SELECT idgen.release_node_lease($1, $2, $3, $4, $5)",
-			5, types, values, SPI_OK_SELECT);
-	end_work();
+	registry_begin("idgen: releasing the worker lease");
+	release_rows(w);
+	registry_commit();
 	w->have_lease = false;
 }
 
@@ -696,9 +938,10 @@ static void
 check_validity(IdgenWorker *w, const char *why)
 {
 	int64		now = idgen_wall_unix_ms();
+	IdgenState	state = idgen_lease_state();
 
 	if (w->have_lease && now >= w->lease.valid_until_unix_ms &&
-		idgen_lease_state() == IDGEN_STATE_ACTIVE)
+		(state == IDGEN_STATE_ACTIVE || state == IDGEN_STATE_CLOCK_SKEW))
 	{
 		char		reason[256];
 
@@ -706,6 +949,56 @@ check_validity(IdgenWorker *w, const char *why)
 				 why ? why : "renewal failed");
 		idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
 	}
+}
+
+/*
+ * A lease whose validity ended unrenewed is given up.  The generator has
+ * stopped by itself; once the registry answers again the node leases
+ * anew, at a new generation and above every high-water mark it recorded,
+ * instead of picking up a lease it stopped trusting.  Its own rows count
+ * as free to it, so it usually gets its block back.
+ */
+static void
+lease_ran_out(IdgenWorker *w)
+{
+	char		detail[200];
+
+	check_validity(w, w->last_error[0] ? w->last_error : NULL);
+	snprintf(detail, sizeof(detail),
+			 "the lease of workers %d-%d of region %d (generation %lld) ran out unrenewed",
+			 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
+			 w->region, (long long) w->lease.generation);
+	ereport(LOG, (errmsg("idgen: %s; leasing anew", detail)));
+	queue_audit(w, "lease_lost", detail);
+	w->have_lease = false;
+}
+
+/* Bookkeeping after a unit of work failed. */
+static void
+work_failed(IdgenWorker *w, const char *message)
+{
+	int64		cap = Max(IDGEN_BACKOFF_MIN_MS,
+						  Min(IDGEN_BACKOFF_MAX_MS, idgen_lease_ttl_ms / 4));
+	IdgenState	state = idgen_lease_state();
+
+	idgen_count_lease_failure();
+	/* a registry that stays down says so once, not at every attempt */
+	if (strcmp(message, w->last_error) != 0 && !shutdown_requested)
+		ereport(LOG,
+				(errmsg("idgen: lease work failed: %s", message)));
+	strlcpy(w->last_error, message, sizeof(w->last_error));
+	w->registry_version = 0;
+	w->backoff_ms = idgen_backoff_next(w->backoff_ms, IDGEN_BACKOFF_MIN_MS, cap);
+	w->next_attempt_mono = monotonic_ms() + w->backoff_ms;
+	if (!w->have_lease &&
+		(state == IDGEN_STATE_STARTING || state == IDGEN_STATE_WAITING_FOR_LEASE))
+	{
+		char		reason[256];
+
+		snprintf(reason, sizeof(reason), "could not lease a worker id: %s", message);
+		idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
+	}
+	check_validity(w, message);
 }
 
 /*
@@ -720,7 +1013,7 @@ clean_expired(IdgenWorker *w)
 	if (mono < w->next_cleanup_mono)
 		return;
 	w->next_cleanup_mono = mono + IDGEN_CLEANUP_MS;
-	begin_work("idgen: cleaning expired request keys");
+	local_begin("idgen: cleaning expired request keys");
 	spi_run("SELECT pg_catalog.to_regclass('idgen.batch_request') IS NOT NULL",
 			0, NULL, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 1)
@@ -732,7 +1025,7 @@ clean_expired(IdgenWorker *w)
 			spi_run("DELETE FROM idgen.batch_request WHERE expires_at < pg_catalog.clock_timestamp()",
 					0, NULL, NULL, SPI_OK_DELETE);
 	}
-	end_work();
+	local_commit();
 }
 
 /* Once a day, say so when the layout's time field runs out soon. */
@@ -761,23 +1054,23 @@ check_horizon(IdgenWorker *w)
 static void
 tick(IdgenWorker *w)
 {
-	IdgenState	state = idgen_lease_state();
+	IdgenState	state;
 	int64		mono = monotonic_ms();
 
 	watch_clock(w);
 	check_horizon(w);
 
-	if (state == IDGEN_STATE_FENCED)
+	/* stays fenced until an operator runs idgen_enable() */
+	if (idgen_lease_state() == IDGEN_STATE_FENCED)
 	{
-		/* stays fenced until an operator runs idgen_enable() */
-		if (w->pending_count > 0)
-		{
-			begin_work("idgen: writing the audit log");
-			flush_audit(w);
-			end_work();
-		}
+		if (mono >= w->next_attempt_mono)
+			flush_audit_unit(w);
 		return;
 	}
+	if (w->have_lease && idgen_wall_unix_ms() >= w->lease.valid_until_unix_ms)
+		lease_ran_out(w);
+
+	state = idgen_lease_state();
 	if (!w->have_lease)
 	{
 		if (mono >= w->next_attempt_mono)
@@ -786,18 +1079,12 @@ tick(IdgenWorker *w)
 			try_acquire(w);
 		}
 	}
-	else if (renewal_due(w) || state == IDGEN_STATE_WAITING_FOR_LEASE)
-	{
-		/* after a failed renewal, retry soon but not on every tick */
-		if (mono >= w->next_attempt_mono)
-			renew(w);
-	}
-	if (w->pending_count > 0)
-	{
-		begin_work("idgen: writing the audit log");
-		flush_audit(w);
-		end_work();
-	}
+	else if ((renewal_due(w) || state == IDGEN_STATE_WAITING_FOR_LEASE ||
+			  state == IDGEN_STATE_CLOCK_SKEW) &&
+			 mono >= w->next_attempt_mono)
+		renew(w);
+	if (mono >= w->next_attempt_mono)
+		flush_audit_unit(w);
 	if (w->have_lease)
 		clean_expired(w);
 }
@@ -836,6 +1123,7 @@ idgen_bgworker_main(Datum main_arg)
 	pqsignal(SIGTERM, idgen_handle_sigterm);
 	BackgroundWorkerUnblockSignals();
 
+	/* the node's own tables, and the registry too unless idgen.registry is set */
 	BackgroundWorkerInitializeConnection(idgen_database, NULL, 0);
 
 	/* the high-water mark must be on disk before the generator uses it */
@@ -845,7 +1133,9 @@ idgen_bgworker_main(Datum main_arg)
 	SetConfigOption("application_name", "idgen lease worker", PGC_USERSET, PGC_S_OVERRIDE);
 
 	build_identity(&w);
+	w.remote = registry_is_remote();
 	w.local_hw = read_local_hw();
+	registry_init(stop_requested);
 	idgen_set_bgworker(IDGEN_MY_PROC_INDEX, w.owner);
 	before_shmem_exit(forget_bgworker, (Datum) 0);
 
@@ -854,6 +1144,10 @@ idgen_bgworker_main(Datum main_arg)
 		ereport(LOG,
 				(errmsg("idgen: the node's settings are invalid; see idgen_status() for why")));
 	}
+	if (w.remote)
+		ereport(LOG,
+				(errmsg("idgen: leasing worker ids from the shared registry (%s) as %s",
+						registry_display(), w.owner)));
 
 	work_ctx = AllocSetContextCreate(TopMemoryContext, "idgen worker",
 									 ALLOCSET_DEFAULT_SIZES);
@@ -875,14 +1169,10 @@ idgen_bgworker_main(Datum main_arg)
 				MemoryContextSwitchTo(work_ctx);
 				edata = CopyErrorData();
 				FlushErrorState();
+				registry_abort();
 				AbortCurrentTransaction();
 				pgstat_report_activity(STATE_IDLE, NULL);
-				idgen_count_lease_failure();
-				ereport(LOG,
-						(errmsg("idgen: lease work failed: %s", edata->message)));
-				check_validity(&w, edata->message);
-				w.next_attempt_mono = monotonic_ms() +
-					Min(IDGEN_RETRY_MS, Max(idgen_lease_ttl_ms / 10, IDGEN_TICK_MS));
+				work_failed(&w, edata->message);
 				FreeErrorData(edata);
 			}
 			PG_END_TRY();
@@ -902,6 +1192,8 @@ idgen_bgworker_main(Datum main_arg)
 		}
 	}
 
+	/* a last, short attempt: the release must not hold up the shutdown */
+	registry_set_final(IDGEN_RELEASE_TIMEOUT_MS);
 	PG_TRY();
 	{
 		release(&w);
@@ -910,7 +1202,10 @@ idgen_bgworker_main(Datum main_arg)
 	{
 		/* the lease simply expires; its high-water mark is already durable */
 		FlushErrorState();
+		registry_abort();
+		AbortCurrentTransaction();
 	}
 	PG_END_TRY();
+	registry_close();
 	proc_exit(0);
 }

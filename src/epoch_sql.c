@@ -75,53 +75,76 @@ ts_column(HeapTuple tup, TupleDesc desc, int col)
  * breaks them stops the node rather than have it issue under a layout whose
  * IDs could collide.
  */
+/*
+ * Build *list from idgen.epoch's rows, in version order.  Every row is
+ * checked against the rules it was planned by: a hand-edited catalog that
+ * breaks them stops the node rather than have it issue under a layout whose
+ * IDs could collide.
+ */
 void
-idgen_epochs_read_spi(IdgenEpochList *list)
+idgen_epochs_from_rows(IdgenEpochList *list, const IdgenEpoch *rows, int nrows)
 {
-	uint64		i;
-	int			rc;
+	int			i;
 
 	idgen_epochs_init(list);
-	rc = SPI_execute("SELECT version, start_time, epoch_start, region_bits, worker_bits, seq_bits "
-					 "FROM idgen.epoch ORDER BY version", true, 0);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "reading idgen.epoch failed: %s", SPI_result_code_string(rc));
-	for (i = 0; i < SPI_processed; i++)
+	for (i = 0; i < nrows; i++)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		IdgenEpoch	e;
+		const IdgenEpoch *e = &rows[i];
 		const char *problem = NULL;
-
-		e.version = int4_column(tup, desc, 1);
-		e.start_unix_ms = ts_column(tup, desc, 2);
-		e.layout.epoch_unix_ms = ts_column(tup, desc, 3);
-		e.layout.region_bits = int4_column(tup, desc, 4);
-		e.layout.worker_bits = int4_column(tup, desc, 5);
-		e.layout.seq_bits = int4_column(tup, desc, 6);
-		e.boundary = 0;
 
 		if (i == 0)
 		{
 			const IdgenEpoch *first = &list->epochs[0];
 
-			if (e.version != 1 || e.start_unix_ms != first->start_unix_ms ||
-				e.layout.epoch_unix_ms != first->layout.epoch_unix_ms ||
-				e.layout.region_bits != first->layout.region_bits ||
-				e.layout.worker_bits != first->layout.worker_bits ||
-				e.layout.seq_bits != first->layout.seq_bits)
+			if (e->version != 1 || e->start_unix_ms != first->start_unix_ms ||
+				e->layout.epoch_unix_ms != first->layout.epoch_unix_ms ||
+				e->layout.region_bits != first->layout.region_bits ||
+				e->layout.worker_bits != first->layout.worker_bits ||
+				e->layout.seq_bits != first->layout.seq_bits)
 				problem = "epoch 1 is not the built-in layout";
 		}
 		else
-			problem = idgen_epochs_append(list, &e);
+			problem = idgen_epochs_append(list, e);
 		if (problem != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("idgen.epoch row %d is not a valid layout epoch: %s",
-							e.version, problem),
+							e->version, problem),
 					 errdetail("Layout epochs are only added by idgen_schedule_layout(), which keeps every epoch's IDs above the previous epoch's."),
 					 errhint("Restore idgen.epoch as idgen_schedule_layout() wrote it.")));
 	}
+}
+
+/* Read this database's idgen.epoch into *list, with SPI already connected. */
+void
+idgen_epochs_read_spi(IdgenEpochList *list)
+{
+	IdgenEpoch	rows[IDGEN_MAX_EPOCHS + 1];
+	uint64		i;
+	int			rc;
+
+	rc = SPI_execute("SELECT version, start_time, epoch_start, region_bits, worker_bits, seq_bits "
+					 "FROM idgen.epoch ORDER BY version", true, IDGEN_MAX_EPOCHS + 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading idgen.epoch failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed > IDGEN_MAX_EPOCHS)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("idgen.epoch has more than %d rows", IDGEN_MAX_EPOCHS)));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+
+		rows[i].version = int4_column(tup, desc, 1);
+		rows[i].start_unix_ms = ts_column(tup, desc, 2);
+		rows[i].layout.epoch_unix_ms = ts_column(tup, desc, 3);
+		rows[i].layout.region_bits = int4_column(tup, desc, 4);
+		rows[i].layout.worker_bits = int4_column(tup, desc, 5);
+		rows[i].layout.seq_bits = int4_column(tup, desc, 6);
+		rows[i].boundary = 0;
+	}
+	idgen_epochs_from_rows(list, rows, (int) SPI_processed);
 }
 
 static void

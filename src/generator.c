@@ -50,6 +50,7 @@
 #include "utils/tuplestore.h"
 
 #include "epochs.h"
+#include "registry.h"
 #include "tick.h"
 #include "tscclock.h"
 
@@ -122,6 +123,8 @@ typedef struct IdgenShared
 	char		owner[IDGEN_OWNER_LEN];
 	int			bgworker_procno;	/* -1 while no background worker runs */
 	uint64		start_token;
+	bool		have_clock_skew;	/* measured against a registry yet */
+	int64		clock_skew_ms;	/* this node's clock minus the registry's */
 
 	/* off the fast path */
 	pg_atomic_uint64 seq_exhaustions;
@@ -485,8 +488,15 @@ idgen_refuse_state(IdgenState state)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("idgen has no valid worker lease"),
 					 errdetail("Reason: %s", reason[0] ? reason : "no lease yet."),
-					 errhint("The background worker leases a worker id in database \"%s\" (idgen.database); see idgen_status() and the server log.",
-							 idgen_database)));
+					 errhint("The background worker leases a worker id from the registry (%s); see idgen_status() and the server log.",
+							 registry_display())));
+			break;
+		case IDGEN_STATE_CLOCK_SKEW:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("idgen stopped issuing: this node's clock is too far from the registry's"),
+					 errdetail("Reason: %s", reason),
+					 errhint("Synchronise the node's clock with the registry's (NTP); issuing resumes by itself once the clocks agree within idgen.max_skew.")));
 			break;
 		default:
 			ereport(ERROR,
@@ -645,8 +655,8 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 							   cfg.first_worker, cfg.first_worker + cfg.worker_count - 1,
 							   (long long) cfg.generation,
 							   (long long) (now_unix - cfg.valid_until_unix_ms)),
-					 errhint("Check the idgen background worker and database \"%s\" (idgen.database) in the server log.",
-							 idgen_database)));
+					 errhint("Check the idgen background worker and its registry (%s) in the server log.",
+							 registry_display())));
 		}
 
 		tick = &sh->ticks[cfg.epoch_version].value;
@@ -756,8 +766,8 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 									   (long long) (cfg.hw_ms - now_ms)) :
 							 errdetail("IDs are issued only up to a time made durable in idgen.worker_lease first; it stands %lld ms behind the clock.",
 									   (long long) (now_ms - cfg.hw_ms)),
-							 errhint("Check the idgen background worker and database \"%s\" (idgen.database) in the server log.",
-									 idgen_database)));
+							 errhint("Check the idgen background worker and its registry (%s) in the server log.",
+									 registry_display())));
 				}
 				idgen_refuse_horizon(cfg.horizon_ms);
 				break;
@@ -836,6 +846,8 @@ idgen_state_name(IdgenState state)
 			return "clock_behind";
 		case IDGEN_STATE_RECOVERY:
 			return "recovery";
+		case IDGEN_STATE_CLOCK_SKEW:
+			return "clock_skew";
 	}
 	return "unknown";
 }
@@ -856,6 +868,8 @@ idgen_status_snapshot(IdgenStatusSnapshot *snap)
 	strlcpy(snap->reason, cfg.state == IDGEN_STATE_DISABLED ?
 			sh->disabled_reason : sh->reason, sizeof(snap->reason));
 	strlcpy(snap->owner, sh->owner, sizeof(snap->owner));
+	snap->have_clock_skew = sh->have_clock_skew;
+	snap->clock_skew_ms = sh->clock_skew_ms;
 	SpinLockRelease(&sh->config_lock);
 
 	last = pg_atomic_read_u64(&sh->ticks[cfg.epoch_version].value);
@@ -1109,9 +1123,13 @@ idgen_set_bgworker(int procno, const char *owner)
 	SpinLockRelease(&idgen_shared->config_lock);
 }
 
-/* Install a fresh lease: new workers, generation and starting floor. */
+/*
+ * Install a fresh lease: new workers, generation and starting floor, in
+ * the given state; anything but active holds the lease without issuing.
+ */
 void
-idgen_publish_lease(const IdgenLease *lease)
+idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
+						 const char *reason)
 {
 	IdgenShared *sh = idgen_shared;
 	IdgenConfig *cfg = &sh->config;
@@ -1129,7 +1147,8 @@ idgen_publish_lease(const IdgenLease *lease)
 	cfg->generation = lease->generation;
 	cfg->node_bits = idgen_node_bits(&cfg->layout, cfg->region, lease->first_worker);
 	cfg->lease_until_unix_ms = lease->lease_until_unix_ms;
-	cfg->valid_until_unix_ms = lease->valid_until_unix_ms;
+	cfg->valid_until_unix_ms = state == IDGEN_STATE_ACTIVE ?
+		lease->valid_until_unix_ms : 0;
 	cfg->hw_ms = lease->hw_unix_ms - cfg->epoch_unix_ms;
 	idgen_set_limit(cfg);
 
@@ -1143,9 +1162,15 @@ idgen_publish_lease(const IdgenLease *lease)
 			   !pg_atomic_compare_exchange_u64(tick, &old, floor_tick))
 			;
 	}
-	sh->lease_state = IDGEN_STATE_ACTIVE;
-	sh->reason[0] = '\0';
+	sh->lease_state = state;
+	strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
 	idgen_config_end();
+}
+
+void
+idgen_publish_lease(const IdgenLease *lease)
+{
+	idgen_publish_lease_held(lease, IDGEN_STATE_ACTIVE, NULL);
 }
 
 /* Extend the current lease and its durable high-water mark. */
@@ -1217,6 +1242,16 @@ idgen_set_operator_disabled(bool disabled, const char *reason)
 	strlcpy(sh->disabled_reason, disabled && reason ? reason : "",
 			sizeof(sh->disabled_reason));
 	idgen_config_end();
+}
+
+/* what the background worker last measured against the registry's clock */
+void
+idgen_publish_clock_skew(bool known, int64 offset_ms)
+{
+	SpinLockAcquire(&idgen_shared->config_lock);
+	idgen_shared->have_clock_skew = known;
+	idgen_shared->clock_skew_ms = offset_ms;
+	SpinLockRelease(&idgen_shared->config_lock);
 }
 
 void

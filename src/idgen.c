@@ -5,6 +5,7 @@
 
 #include "utils/guc.h"
 
+#include "fleet.h"
 #include "layout.h"
 
 PG_MODULE_MAGIC;
@@ -19,6 +20,8 @@ int			idgen_test_clock_offset_days = 0;
 int64		idgen_clock_offset_total_ms = 0;
 int			idgen_horizon_warning_min = 1825 * 24 * 60;
 char	   *idgen_database = NULL;
+char	   *idgen_registry = NULL;
+int			idgen_max_skew_ms = 1000;
 int			idgen_lease_ttl_ms = 30000;
 int			idgen_lease_wait_ms = 5000;
 int			idgen_request_retention_s = 86400;
@@ -45,6 +48,25 @@ check_workers_per_node(int *newval, void **extra, GucSource source)
 	if (*newval <= 0 || (*newval & (*newval - 1)) != 0)
 	{
 		GUC_check_errdetail("idgen.workers_per_node must be a power of two.");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Only whether the string parses: libpq's own complaint may quote the
+ * string, password included, and this message goes to the server log.
+ */
+static bool
+check_registry(char **newval, void **extra, GucSource source)
+{
+	char		buf[8];
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+		return true;
+	if (!idgen_conninfo_display(*newval, buf, sizeof(buf)))
+	{
+		GUC_check_errdetail("idgen.registry is not a valid libpq connection string.");
 		return false;
 	}
 	return true;
@@ -101,6 +123,13 @@ _PG_init(void)
 							30000, 1000, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
+	DefineCustomIntVariable("idgen.max_skew",
+							"How far this node's clock may be from the registry's before the node stops issuing.",
+							"Checked at every lease and renewal; 0 turns the check off.",
+							&idgen_max_skew_ms,
+							1000, 0, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
 	DefineCustomIntVariable("idgen.lease_wait",
 							"How long a call may wait for a worker lease, at start-up or while one is renewed.",
 							NULL,
@@ -127,6 +156,14 @@ _PG_init(void)
 							   "postgres",
 							   PGC_POSTMASTER, 0,
 							   NULL, NULL, NULL);
+
+	DefineCustomStringVariable("idgen.registry",
+							   "Connection string of the shared lease registry of a fleet; empty: this instance.",
+							   "The background worker leases worker ids there over its own connection. Keep passwords in a password file: the setting is readable by superusers.",
+							   &idgen_registry,
+							   "",
+							   PGC_POSTMASTER, GUC_SUPERUSER_ONLY,
+							   check_registry, NULL, NULL);
 
 	DefineCustomIntVariable("idgen.region_id",
 							"Region number of this node.",

@@ -21,7 +21,8 @@ typedef enum IdgenState
 	IDGEN_STATE_DISABLED,
 	IDGEN_STATE_FENCED,
 	IDGEN_STATE_CLOCK_BEHIND,
-	IDGEN_STATE_RECOVERY
+	IDGEN_STATE_RECOVERY,
+	IDGEN_STATE_CLOCK_SKEW
 } IdgenState;
 
 /* GUCs (idgen.c) */
@@ -35,6 +36,8 @@ extern int	idgen_test_clock_offset_days;
 extern int64 idgen_clock_offset_total_ms;
 extern int	idgen_horizon_warning_min;
 extern char *idgen_database;
+extern char *idgen_registry;
+extern int	idgen_max_skew_ms;
 extern int	idgen_lease_ttl_ms;
 extern int	idgen_lease_wait_ms;
 extern int	idgen_request_retention_s;
@@ -109,6 +112,8 @@ typedef struct IdgenStatusSnapshot
 	uint64		clock_waits;
 	uint64		clock_wait_ms;
 	uint64		clock_refusals;
+	bool		have_clock_skew;
+	int64		clock_skew_ms;	/* this node's clock minus the registry's */
 } IdgenStatusSnapshot;
 
 extern void idgen_status_snapshot(IdgenStatusSnapshot *snap);
@@ -123,6 +128,8 @@ extern void idgen_current_epoch(int *version, int64 *switch_at_unix_ms);
 /* epoch_sql.c: the epochs that decode IDs here */
 extern const IdgenEpochList *idgen_epoch_list(void);
 extern void idgen_epochs_read_spi(IdgenEpochList *list);
+extern void idgen_epochs_from_rows(IdgenEpochList *list, const IdgenEpoch *rows,
+								   int nrows);
 
 /* decode.c */
 extern const IdgenEpoch *idgen_decode_id(int64 id, IdgenFields *fields);
@@ -139,6 +146,8 @@ typedef struct IdgenLease
 } IdgenLease;
 
 extern void idgen_publish_lease(const IdgenLease *lease);
+extern void idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
+									 const char *reason);
 extern void idgen_publish_renewal(int64 lease_until_unix_ms,
 								  int64 valid_until_unix_ms, int64 hw_unix_ms);
 extern void idgen_publish_lease_state(IdgenState state, const char *reason);
@@ -150,6 +159,7 @@ extern void idgen_node_shape(int *region, int *worker_count, int *worker_bits);
 extern uint64 idgen_start_token(void);
 extern void idgen_set_bgworker(int procno, const char *owner);
 extern void idgen_wake_bgworker(void);
+extern void idgen_publish_clock_skew(bool known, int64 offset_ms);
 extern void idgen_count_lease_failure(void);
 extern void idgen_count_clock_jump(bool forward);
 extern int64 idgen_logical_unix_ms(void);

@@ -8,8 +8,14 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-/* columns of the 0.2 signature; the 0.1 signature is its first 18 */
-#define IDGEN_STATUS_COLS 25
+#include "registry.h"
+
+/*
+ * columns of the 0.5 signature; each older signature is a prefix of it:
+ * 0.1 has the first 18, 0.2 to 0.4 the first 25
+ */
+#define IDGEN_STATUS_COLS 27
+#define IDGEN_STATUS_COLS_V02 25
 #define IDGEN_STATUS_COLS_V01 18
 
 /* idgen_status(): one row describing this node's generator */
@@ -27,6 +33,7 @@ idgen_status(PG_FUNCTION_ARGS)
 		elog(ERROR, "idgen_status must return a composite type");
 	tupdesc = BlessTupleDesc(tupdesc);
 	if (tupdesc->natts != IDGEN_STATUS_COLS &&
+		tupdesc->natts != IDGEN_STATUS_COLS_V02 &&
 		tupdesc->natts != IDGEN_STATUS_COLS_V01)
 		elog(ERROR, "idgen_status returns %d columns, expected %d",
 			 tupdesc->natts, IDGEN_STATUS_COLS);
@@ -88,6 +95,12 @@ idgen_status(PG_FUNCTION_ARGS)
 	values[i++] = Int64GetDatum((int64) snap.fencing_events);
 	values[i++] = Int64GetDatum((int64) snap.clock_jumps_forward);
 	values[i++] = Int64GetDatum((int64) snap.clock_steps_back);
+	/* where the node leases, never who it connects as */
+	values[i++] = CStringGetTextDatum(registry_display());
+	if (snap.have_clock_skew)
+		values[i++] = Int64GetDatum(snap.clock_skew_ms);
+	else
+		nulls[i++] = true;
 	Assert(i == IDGEN_STATUS_COLS);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
