@@ -230,7 +230,6 @@ GRANT SELECT ON idgen.stats TO pg_monitor;
  *  - the LEAKPROOF time comparisons raise no errors for any input.
  * No ALTER FUNCTION was needed; test/pgtap/privileges.sql asserts the result.
  */
-=======
 
 -- =====================================================================
 -- Fleets: nodes leasing from a shared registry (idgen.registry)
