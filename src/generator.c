@@ -847,7 +847,8 @@ idgen_state_name(IdgenState state)
 		case IDGEN_STATE_RECOVERY:
 			return "recovery";
 		case IDGEN_STATE_CLOCK_SKEW:
-			return "clock_skew";
+			/* the contract's states: the clock cannot be trusted (see reason) */
+			return "clock_behind";
 	}
 	return "unknown";
 }
