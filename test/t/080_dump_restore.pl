@@ -2,9 +2,20 @@
 # pg_dump and pg_restore
 #
 # One node holds a user database "app" (tables keyed by idgen and idgen128,
-# a keyed batch, masked tokens stored next to their IDs) and, in the
+# keyed batches, masked tokens stored next to their IDs) and, in the
 # registry database "postgres" (where the background worker created the
-# extension), leased numeric ranges and an outside generator's worker lease.
+# extension), leased numeric ranges, an outside generator's worker lease and
+# a second layout epoch.  The tables are filled under the built-in layout
+# (epoch 1), then idgen_schedule_layout() switches to 2/8/11
+# (region/worker/sequence bits) six seconds ahead, and once the node issues
+# under epoch 2 more rows are added: every table holds IDs of both epochs.
+# idgen.lease_ttl is 2 s on both nodes: the old node may then schedule a
+# layout that soon, and the new node's worker renews, and so reads the
+# restored epochs, within a second.  The layout takes a bit from the
+# sequence, so its time field starts earlier and an epoch-2 ID read as
+# epoch 1 gives another time; 2/8/12 would only move a bit from region to
+# worker, and on this region-0 node its IDs would be the very values of
+# epoch 1, told apart by the epoch number alone.
 # Both databases are dumped in custom format and restored on a second, fresh
 # node that preloads idgen too.
 #
@@ -29,7 +40,9 @@
 #     from the dump's table of contents minus idgen.worker_lease
 #     (pg_restore -l, drop that line, pg_restore --data-only -L list):
 #     range_lease, the range_generation sequence, audit_log, collision,
-#     node_control, mask_key and the epoch rows above 1.
+#     node_control, mask_key and the epoch rows above 1 (here epoch 2).
+#     The new node had issued nothing before the restore; its background
+#     worker reads the restored epochs with its next lease renewal.
 #
 # The test asserts on the new node:
 #
@@ -44,10 +57,16 @@
 #   - the new node is active under its own worker lease, the old node's
 #     and the outside generator's leases did not come along, and the outside
 #     generator can lease a worker again;
-#   - new idgen_next() and idgen_next128() IDs are above every restored ID,
-#     and so is a batch asked for again with the pre-dump request key
-#     (idgen.batch_request is not dumped, as the README says);
-#   - idgen.epoch still holds one row in both databases.
+#   - the registry's idgen.epoch rows and idgen.epoch_boundaries are the
+#     same as on the old node, and the app database's own idgen.epoch keeps
+#     only row 1 (a node decodes with its registry's epochs);
+#   - once the new node's background worker has read the epochs, every
+#     restored ID, 64- and 128-bit, of either epoch, decodes to the same
+#     (ts, region, worker, seq, epoch) as on the old node;
+#   - new idgen_next() and idgen_next128() IDs are epoch-2 IDs above every
+#     restored ID and at or above epoch 2's boundary, and so is a batch asked
+#     for again with the pre-dump request key (idgen.batch_request is not
+#     dumped, as the README says).
 use strict;
 use warnings;
 
@@ -58,6 +77,7 @@ use Test::More;
 my $conf = q{
 shared_preload_libraries = 'idgen'
 listen_addresses = ''
+idgen.lease_ttl = '2s'
 };
 
 my $old = PostgreSQL::Test::Cluster->new('dump_src');
@@ -92,6 +112,37 @@ INSERT INTO tok SELECT id, idgen_mask(id) FROM orders WHERE n % 10 = 5;
 INSERT INTO tok128 SELECT id, idgen_mask(id) FROM events WHERE n % 10 = 5;
 });
 
+# a layout switch a few seconds ahead, scheduled before the outside
+# generator leases a worker for an hour: a layout may only start a
+# lease_ttl after the latest current lease ends
+$old->poll_query_until('postgres', q{SELECT state = 'active' FROM idgen_status()})
+  or die 'the old node did not become active';
+is( $old->safe_psql(
+		'postgres',
+		q{SELECT idgen_schedule_layout(clock_timestamp() + interval '6 seconds', 2, 8, 11)}),
+	'2',
+	'a layout switch is scheduled as epoch 2');
+$old->poll_query_until('app', q{SELECT (idgen_decode(idgen_next())).epoch = 2})
+  or die 'the old node did not switch to epoch 2';
+$old->safe_psql(
+	'app', q{
+INSERT INTO orders (n) SELECT g FROM generate_series(5001, 6000) AS g;
+INSERT INTO events (n) SELECT g FROM generate_series(2001, 2400) AS g;
+INSERT INTO batch SELECT idgen_next_batch(500, 'import-43');
+INSERT INTO tok SELECT id, idgen_mask(id) FROM orders WHERE n > 5000 AND n % 10 = 0;
+INSERT INTO tok128 SELECT id, idgen_mask(id) FROM events WHERE n > 2000 AND n % 10 = 0;
+});
+my %per_epoch = (orders => '1:5000,2:1000', events => '1:2000,2:400', batch => '1:1000,2:500');
+for my $t (sort keys %per_epoch)
+{
+	is( $old->safe_psql(
+			'app',
+			"SELECT string_agg(epoch || ':' || n, ',' ORDER BY epoch) FROM "
+			  . "(SELECT (idgen_decode(id)).epoch, count(*) AS n FROM $t GROUP BY 1) AS s"),
+		$per_epoch{$t},
+		"$t: IDs of both epochs before the dump");
+}
+
 $old->safe_psql(
 	'postgres', q{
 SELECT idgen_lease_range('nightly-loader', 100000, 'load-1');
@@ -113,8 +164,17 @@ my %sums = (
 	tok128 => q{SELECT count(*) || ':' || md5(string_agg(id || '=' || token, ',' ORDER BY id, token)) FROM tok128},
 	keys   => q{SELECT string_agg(key_id || ':' || fingerprint, ',' ORDER BY key_id) FROM idgen.mask_key},
 );
+# each ID with what it decodes to, under its own epoch
+for my $t (qw(orders events batch))
+{
+	$sums{"$t decoded"} = qq{
+SELECT count(*) || ':' || md5(string_agg(
+           concat_ws('|', t.id, (extract(epoch FROM d.ts) * 1000)::bigint, d.region, d.worker, d.seq, d.epoch),
+           ',' ORDER BY t.id))
+FROM $t AS t, LATERAL idgen_decode(t.id) AS d};
+}
 my %before = map { $_ => $old->safe_psql('app', $sums{$_}) } keys %sums;
-is($before{orders} =~ /^5000:/ ? 1 : 0, 1, '5000 orders before the dump');
+is($before{orders} =~ /^6000:/ ? 1 : 0, 1, '6000 orders before the dump');
 is($before{keys} =~ /^1:.*,2:/ ? 1 : 0, 1, 'two mask keys before the dump');
 
 my $ranges_sql = q{
@@ -127,6 +187,23 @@ is(scalar @ranges, 3, 'three ranges before the dump');
 my ($max_end, $max_gen) = split /\|/,
   $old->safe_psql('postgres',
 	'SELECT max(range_end::bigint), max(generation) FROM idgen.range_lease');
+
+# row 1 is each node's own, made by its CREATE EXTENSION: its created_at differs
+my $epochs_sql = q{
+SELECT string_agg(concat_ws('|', version, start_time, epoch_start, time_bits, region_bits,
+                            worker_bits, seq_bits, horizon,
+                            CASE WHEN version > 1 THEN created_at END), ',' ORDER BY version)
+FROM idgen.epoch};
+my $boundaries_sql = q{
+SELECT string_agg(concat_ws('|', version, start_time, boundary, region_bits, worker_bits,
+                            seq_bits, horizon), ',' ORDER BY version)
+FROM idgen.epoch_boundaries};
+my $epochs_before = $old->safe_psql('postgres', $epochs_sql);
+my $boundaries_before = $old->safe_psql('postgres', $boundaries_sql);
+like($epochs_before, qr/^1\|.*,2\|[^,]*\|42\|2\|8\|11\|[^,]*$/,
+	'the registry holds epochs 1 and 2 before the dump');
+my $boundary2 = $old->safe_psql('postgres',
+	'SELECT boundary FROM idgen.epoch_boundaries WHERE version = 2');
 
 my $app_dump = $old->basedir . '/app.dump';
 my $reg_dump = $old->basedir . '/postgres.dump';
@@ -167,12 +244,28 @@ IPC::Run::run([ 'pg_restore', '-l', $reg_dump ], '>', \$list)
 like($list, qr/TABLE DATA idgen range_lease /, 'the registry dump holds the range leases');
 like($list, qr/SEQUENCE SET idgen range_generation /, 'and the range generation sequence');
 like($list, qr/TABLE DATA idgen worker_lease /, 'and the worker leases');
+like($list, qr/TABLE DATA idgen epoch /, 'and the layout epochs');
 open my $fh, '>', $toc or die "open $toc: $!";
 print $fh join('', grep { !/TABLE DATA idgen worker_lease / } split /^/m, $list);
 close $fh;
 restore_ok('postgres',
 	'pg_restore', '--data-only', '--exit-on-error', '-L', $toc,
 	'-d', $new->connstr('postgres'), $reg_dump);
+
+# The new node's background worker reads the restored epochs with its next
+# lease renewal.  The app database's own idgen.epoch has only row 1, so an
+# epoch-2 decode there shows that the node knows the registry's epochs.
+$new->poll_query_until('app',
+	q{SELECT (idgen_decode(id)).epoch = 2 FROM orders ORDER BY id DESC LIMIT 1})
+  or diag 'the new node did not read the restored epochs';
+
+# the layout
+is($new->safe_psql('postgres', $epochs_sql), $epochs_before,
+	'postgres: idgen.epoch came along, both rows');
+is($new->safe_psql('postgres', $boundaries_sql), $boundaries_before,
+	'postgres: idgen.epoch_boundaries is the same');
+is($new->safe_psql('app', 'SELECT count(*) FROM idgen.epoch'), '1',
+	'app: its own idgen.epoch keeps one row');
 
 # the data
 for my $t (sort keys %sums)
@@ -181,12 +274,12 @@ for my $t (sort keys %sums)
 }
 is( $new->safe_psql(
 		'app', q{SELECT count(*) FILTER (WHERE idgen_unmask(token) = id) || '/' || count(*) FROM tok}),
-	'1000/1000',
+	'1100/1100',
 	'every stored 64-bit token unmasks to its ID on the new node');
 is( $new->safe_psql(
 		'app',
 		q{SELECT count(*) FILTER (WHERE idgen_unmask128(token) = id) || '/' || count(*) FROM tok128}),
-	'400/400',
+	'440/440',
 	'every stored 128-bit token unmasks to its ID on the new node');
 
 # the ranges
@@ -222,29 +315,31 @@ is( $new->safe_psql(
 		q{SELECT count(*) FROM idgen_lease_worker('outside-gen', '1 hour')}),
 	'1', 'the outside generator leases a worker again from the new registry');
 
-# new IDs are above every restored one
-cmp_ok(
-	$new->safe_psql(
-		'app', q{
-SELECT count(*) FROM (SELECT idgen_next() AS id FROM generate_series(1, 1000)) AS x
-WHERE x.id <= (SELECT max(id::bigint) FROM orders) OR x.id <= (SELECT max(id::bigint) FROM batch)}),
-	'==', 0, 'new 64-bit IDs are above every restored ID');
+# new IDs are epoch-2 IDs above every restored one
+is( $new->safe_psql(
+		'app', qq{
+SELECT count(*) FILTER (WHERE x.id <= (SELECT max(id::bigint) FROM orders)
+                           OR x.id <= (SELECT max(id::bigint) FROM batch)),
+       count(*) FILTER (WHERE x.id < '$boundary2'::idgen),
+       count(*) FILTER (WHERE (idgen_decode(x.id)).epoch = 2)
+FROM (SELECT idgen_next() AS id FROM generate_series(1, 1000)) AS x}),
+	'0|0|1000',
+	'new 64-bit IDs are epoch-2 IDs above every restored ID and epoch 2\'s boundary');
 is( $new->safe_psql(
 		'app', q{
-SELECT count(*) FROM (SELECT idgen_next128() AS id FROM generate_series(1, 1000)) AS x
-WHERE x.id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1)}),
-	'0', 'new 128-bit IDs are above every restored ID');
+SELECT count(*) FILTER (WHERE x.id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1)),
+       count(*) FILTER (WHERE (idgen_decode(x.id)).epoch = 2)
+FROM (SELECT idgen_next128() AS id FROM generate_series(1, 1000)) AS x}),
+	'0|1000', 'new 128-bit IDs are epoch-2 IDs above every restored ID');
 is( $new->safe_psql(
 		'app', q{
-SELECT count(*) FROM idgen_next_batch(1000, 'import-42') AS x(id)
-WHERE x.id <= (SELECT max(id::bigint) FROM batch) OR x.id <= (SELECT max(id::bigint) FROM orders)}),
-	'0', 'the pre-dump request key makes a new batch above every restored ID');
+SELECT count(*) FILTER (WHERE x.id <= (SELECT max(id::bigint) FROM batch)
+                           OR x.id <= (SELECT max(id::bigint) FROM orders)),
+       count(*) FILTER (WHERE (idgen_decode(x.id)).epoch = 2)
+FROM idgen_next_batch(1000, 'import-42') AS x(id)}),
+	'0|1000', 'the pre-dump request key makes a new epoch-2 batch above every restored ID');
 is($new->safe_psql('app', 'INSERT INTO orders (n) VALUES (0) RETURNING n'),
 	'0', 'a restored table takes new rows by its DEFAULT');
-
-# the layout
-is($new->safe_psql('app', 'SELECT count(*) FROM idgen.epoch'), '1', 'app: one epoch row');
-is($new->safe_psql('postgres', 'SELECT count(*) FROM idgen.epoch'), '1', 'postgres: one epoch row');
 
 # the old node goes on undisturbed
 is($old->safe_psql('postgres', 'SELECT state FROM idgen_status()'), 'active',
