@@ -77,6 +77,7 @@ layer "unit tests (pure C)" make -C "$root/test/unit" -s run
 layer "fuzz (text parser, brief)" make -C "$root/test/fuzz" -s run
 layer "pg_regress" regress
 layer "isolation" isolation
+layer "sanitizers (regress and isolation under ASan+UBSan)" "$root/scripts/sanitize.sh"
 layer "TAP" tap
 
 echo
