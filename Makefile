@@ -46,7 +46,7 @@ all install installcheck:
 	@echo "PostgreSQL server development files are missing: run 'make demo' or 'make test', or install postgresql-server-dev-15." >&2; exit 1
 endif
 
-.PHONY: deps demo test unit fuzz bench
+.PHONY: deps demo test unit fuzz bench sanitize
 
 deps:
 	@scripts/deps.sh
@@ -77,6 +77,11 @@ bench: deps
 .PHONY: dist
 dist:
 	@scripts/dist.sh $(DISTDIR)
+
+# regress and isolation against idgen.so built with ASan and UBSan, in a scratch
+# copy of PostgreSQL (scripts/sanitize.sh); make test runs it as a layer too
+sanitize: deps
+	scripts/sanitize.sh
 
 # The layers of installcheck one at a time, each against its own throwaway
 # cluster with idgen preloaded (scripts/test.sh runs them as postgres).

@@ -7,6 +7,7 @@ packages=(
 	postgresql-15 postgresql-server-dev-15 postgresql-contrib
 	postgresql-15-pgtap libipc-run-perl
 	clang libclang-rt-14-dev
+	gcc libasan8 libubsan1
 	libfaketime faketime
 	python3-psycopg2
 	gnuplot-nox

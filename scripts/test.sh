@@ -79,6 +79,7 @@ layer "fuzz (text parser, brief)" make -C "$root/test/fuzz" -s run
 layer "dist (META.json, make dist)" python3 "$root/test/dist_check.py"
 layer "pg_regress" regress
 layer "isolation" isolation
+layer "sanitizers (regress and isolation under ASan+UBSan)" "$root/scripts/sanitize.sh"
 layer "TAP" tap
 
 echo
