@@ -66,3 +66,26 @@ SELECT count(*) AS epochs FROM idgen.epoch;
 -- the catalog is append-only
 DELETE FROM idgen.epoch;
 UPDATE idgen.epoch SET seq_bits = 13;
+
+-- a layout two hours ahead is accepted
+SELECT idgen_schedule_layout(now() + interval '2 hours', 2, 8, 12) AS epoch;
+SELECT version, region_bits, worker_bits, seq_bits,
+       start_time > now() + interval '119 minutes' AS two_hours_ahead,
+       boundary = idgen_min_at(start_time) AS boundary_is_first_id_at_start
+FROM idgen.epoch_boundaries ORDER BY version;
+-- nothing may be slipped in before it
+SELECT idgen_schedule_layout(now() + interval '1 hour', 3, 7, 12);
+
+-- an outside generator's lease never spans the switch: it composes its IDs
+-- with the layout it leased under
+SELECT lease_until = (SELECT start_time FROM idgen.epoch WHERE version = 2) AS ends_at_switch,
+       worker < 128 AS fits_every_layout
+FROM idgen_lease_worker('layout-test-generator', interval '1 day') \gset
+\echo :ends_at_switch :fits_every_layout
+SELECT idgen_renew_worker(region, worker, generation)
+       = (SELECT start_time FROM idgen.epoch WHERE version = 2) AS renewal_ends_at_switch
+FROM idgen.worker_lease WHERE owner = 'layout-test-generator';
+SELECT idgen_release_worker(region, worker, generation)
+FROM idgen.worker_lease WHERE owner = 'layout-test-generator';
+-- IDs issued now still belong to epoch 1
+SELECT (idgen_decode(idgen_next())).epoch AS epoch_now;
