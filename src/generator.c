@@ -1165,6 +1165,21 @@ idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 	}
 	sh->lease_state = state;
 	strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
+	/* the background worker checked the block against every layout; be sure */
+	{
+		const char *problem = idgen_node_check(&cfg->layout, cfg->region,
+											   cfg->first_worker, cfg->block_bits);
+
+		if (problem != NULL)
+		{
+			sh->lease_state = IDGEN_STATE_FENCED;
+			snprintf(sh->reason, sizeof(sh->reason),
+					 "layout epoch %d does not fit this node: %s (region %d, workers %d-%d)",
+					 cfg->epoch_version, problem, cfg->region, cfg->first_worker,
+					 cfg->first_worker + cfg->worker_count - 1);
+			cfg->valid_until_unix_ms = 0;
+		}
+	}
 	idgen_config_end();
 }
 
