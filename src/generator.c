@@ -939,6 +939,28 @@ idgen_config_end(void)
 	SpinLockRelease(&sh->config_lock);
 }
 
+/*
+ * Inside a configuration write: true if the node's block fits the layout in
+ * force; if not, fences the node with the reason and returns false.
+ */
+static bool
+idgen_fence_if_misfit(IdgenShared *sh)
+{
+	IdgenConfig *cfg = &sh->config;
+	const char *problem = idgen_node_check(&cfg->layout, cfg->region,
+										   cfg->first_worker, cfg->block_bits);
+
+	if (problem == NULL)
+		return true;
+	sh->lease_state = IDGEN_STATE_FENCED;
+	snprintf(sh->reason, sizeof(sh->reason),
+			 "layout epoch %d does not fit this node: %s (region %d, workers %d-%d)",
+			 cfg->epoch_version, problem, cfg->region, cfg->first_worker,
+			 cfg->first_worker + cfg->worker_count - 1);
+	cfg->valid_until_unix_ms = 0;
+	return false;
+}
+
 /* No tick past the durable mark, the horizon, or the next epoch's start. */
 static void
 idgen_set_limit(IdgenConfig *cfg)
@@ -979,26 +1001,10 @@ idgen_follow_epochs(IdgenShared *sh, int64 now_unix)
 		cfg->horizon_ms = idgen_layout_max_ms(&e->layout);
 		if (cfg->hw_ms >= 0)
 			cfg->hw_ms += old_epoch_ms - cfg->epoch_unix_ms;
-		if (cfg->first_worker >= 0)
-		{
-			const char *problem = idgen_node_check(&e->layout, cfg->region,
-												   cfg->first_worker,
-												   cfg->block_bits);
-
-			if (problem != NULL)
-			{
-				/* the schedule refuses such layouts; never issue under one */
-				sh->lease_state = IDGEN_STATE_FENCED;
-				snprintf(sh->reason, sizeof(sh->reason),
-						 "layout epoch %d does not fit this node: %s (region %d, workers %d-%d)",
-						 e->version, problem, cfg->region, cfg->first_worker,
-						 cfg->first_worker + cfg->worker_count - 1);
-				cfg->valid_until_unix_ms = 0;
-			}
-			else
-				cfg->node_bits = idgen_node_bits(&e->layout, cfg->region,
-												 cfg->first_worker);
-		}
+		/* the schedule refuses layouts that do not fit; never issue under one */
+		if (cfg->first_worker >= 0 && idgen_fence_if_misfit(sh))
+			cfg->node_bits = idgen_node_bits(&e->layout, cfg->region,
+											 cfg->first_worker);
 		if (start_ms > 0)
 		{
 			floor_tick = ((uint64) start_ms << cfg->counter_bits) - 1;
@@ -1166,20 +1172,7 @@ idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 	sh->lease_state = state;
 	strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
 	/* the background worker checked the block against every layout; be sure */
-	{
-		const char *problem = idgen_node_check(&cfg->layout, cfg->region,
-											   cfg->first_worker, cfg->block_bits);
-
-		if (problem != NULL)
-		{
-			sh->lease_state = IDGEN_STATE_FENCED;
-			snprintf(sh->reason, sizeof(sh->reason),
-					 "layout epoch %d does not fit this node: %s (region %d, workers %d-%d)",
-					 cfg->epoch_version, problem, cfg->region, cfg->first_worker,
-					 cfg->first_worker + cfg->worker_count - 1);
-			cfg->valid_until_unix_ms = 0;
-		}
-	}
+	(void) idgen_fence_if_misfit(sh);
 	idgen_config_end();
 }
 
