@@ -8,7 +8,9 @@
 # ID twice across the fleet, every session's IDs ascending across the
 # switch, both epochs on both nodes, and every ID decoded, on the node
 # that made it (whose own idgen.epoch holds only row 1), with its own
-# epoch's time, region and workers.
+# epoch's time, region and workers.  Then a node is down while a third
+# layout is scheduled and applies: it starts in that layout when it comes
+# back, above everything it issued before.
 use strict;
 use warnings;
 
@@ -146,6 +148,28 @@ for my $node (@nodes)
 }
 cmp_ok($n64, '>', 400, "$n64 IDs of each width drawn in all");
 is($dups, 0, 'no ID was issued twice across the fleet');
+
+# a node that is down while a layout is scheduled and applies starts in
+# it when it comes back, above everything it issued before
+my ($node0, $node1) = @nodes;
+my $max0 = $node0->safe_psql('postgres', 'SELECT max(id) FROM ids');
+$node0->stop;
+is( $registry->safe_psql(
+		'postgres',
+		"SELECT idgen_schedule_layout(clock_timestamp() + interval '5 seconds', 3, 7, 12)"),
+	'3',
+	'registry: layout 3/7/12 scheduled as epoch 3 while a node is down');
+ok( $node1->poll_query_until(
+		'postgres', 'SELECT (idgen_decode(idgen_next())).epoch = 3'),
+	'the running node switches to epoch 3');
+$node0->start;
+ok($node0->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+	'the node that was down is active again');
+is( $node0->safe_psql(
+		'postgres',
+		"SELECT x > '$max0'::idgen AND (idgen_decode(x)).epoch = 3 FROM (SELECT idgen_next() AS x) AS s"),
+	't',
+	'it starts in epoch 3, above every ID it issued before');
 
 $_->stop for @nodes;
 $registry->stop;
