@@ -44,6 +44,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "pgstat.h"
+#include "port/pg_bitutils.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "postmaster/postmaster.h"
@@ -634,29 +635,20 @@ static bool
 block_fits(IdgenWorker *w, const IdgenEpochList *list, int first_worker,
 		   char *reason, size_t reason_len)
 {
-	const IdgenEpoch *e = idgen_epochs_at(list, idgen_wall_unix_ms());
-	int			block_bits = 0;
-	int			i;
+	int64		now = idgen_wall_unix_ms();
+	IdgenLayout narrowest = idgen_epochs_at(list, now)->layout;
+	const char *problem;
 
-	while ((1 << block_bits) < w->worker_count)
-		block_bits++;
-	for (i = e->version - 1; i < list->count; i++)
-	{
-		const IdgenEpoch *x = &list->epochs[i];
-		const char *problem = idgen_node_check(&x->layout, w->region,
-											   first_worker, block_bits);
-
-		if (problem != NULL)
-		{
-			snprintf(reason, reason_len,
-					 "layout epoch %d (%d region, %d worker bits): %s (region %d, workers %d-%d)",
-					 x->version, x->layout.region_bits, x->layout.worker_bits,
-					 problem, w->region, first_worker,
-					 first_worker + w->worker_count - 1);
-			return false;
-		}
-	}
-	return true;
+	idgen_epochs_min_bits(list, now, &narrowest.region_bits, &narrowest.worker_bits);
+	problem = idgen_node_check(&narrowest, w->region, first_worker,
+							   pg_leftmost_one_pos32((uint32) w->worker_count));
+	if (problem == NULL)
+		return true;
+	snprintf(reason, reason_len,
+			 "the layouts from now on (at narrowest %d region and %d worker bits): %s (region %d, workers %d-%d)",
+			 narrowest.region_bits, narrowest.worker_bits, problem, w->region,
+			 first_worker, first_worker + w->worker_count - 1);
+	return false;
 }
 
 static void

@@ -37,14 +37,9 @@ epoch_relcache_callback(Datum arg, Oid relid)
 		local_valid = false;
 }
 
-static int64
-timestamptz_datum_unix_ms(Datum d)
-{
-	return idgen_timestamptz_to_unix_ms(DatumGetTimestampTz(d));
-}
-
-static int32
-int4_column(HeapTuple tup, TupleDesc desc, int col)
+/* a column of an idgen.epoch row, which has no NULLs */
+static Datum
+epoch_column(HeapTuple tup, TupleDesc desc, int col)
 {
 	bool		isnull;
 	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
@@ -53,20 +48,7 @@ int4_column(HeapTuple tup, TupleDesc desc, int col)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("idgen.epoch has a NULL in column %d", col)));
-	return DatumGetInt32(d);
-}
-
-static int64
-ts_column(HeapTuple tup, TupleDesc desc, int col)
-{
-	bool		isnull;
-	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
-
-	if (isnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("idgen.epoch has a NULL in column %d", col)));
-	return timestamptz_datum_unix_ms(d);
+	return d;
 }
 
 /*
@@ -136,12 +118,14 @@ idgen_epochs_read_spi(IdgenEpochList *list)
 		HeapTuple	tup = SPI_tuptable->vals[i];
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 
-		rows[i].version = int4_column(tup, desc, 1);
-		rows[i].start_unix_ms = ts_column(tup, desc, 2);
-		rows[i].layout.epoch_unix_ms = ts_column(tup, desc, 3);
-		rows[i].layout.region_bits = int4_column(tup, desc, 4);
-		rows[i].layout.worker_bits = int4_column(tup, desc, 5);
-		rows[i].layout.seq_bits = int4_column(tup, desc, 6);
+		rows[i].version = DatumGetInt32(epoch_column(tup, desc, 1));
+		rows[i].start_unix_ms =
+			idgen_timestamptz_to_unix_ms(DatumGetTimestampTz(epoch_column(tup, desc, 2)));
+		rows[i].layout.epoch_unix_ms =
+			idgen_timestamptz_to_unix_ms(DatumGetTimestampTz(epoch_column(tup, desc, 3)));
+		rows[i].layout.region_bits = DatumGetInt32(epoch_column(tup, desc, 4));
+		rows[i].layout.worker_bits = DatumGetInt32(epoch_column(tup, desc, 5));
+		rows[i].layout.seq_bits = DatumGetInt32(epoch_column(tup, desc, 6));
 		rows[i].boundary = 0;
 	}
 	idgen_epochs_from_rows(list, rows, (int) SPI_processed);

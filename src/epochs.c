@@ -19,12 +19,6 @@ idgen_epochs_init(IdgenEpochList *list)
 	first->boundary = 0;
 }
 
-static int
-below_time_bits(int region_bits, int worker_bits, int seq_bits)
-{
-	return region_bits + worker_bits + seq_bits;
-}
-
 /*
  * The lowest time field value, in the new layout, whose IDs all lie above
  * every ID the previous epoch can hold up to the millisecond before start.
@@ -63,7 +57,7 @@ idgen_epochs_plan(const IdgenEpochList *list, int64_t start_unix_ms,
 		region_bits > IDGEN_MAX_FIELD_BITS || worker_bits > IDGEN_MAX_FIELD_BITS ||
 		seq_bits > IDGEN_MAX_FIELD_BITS)
 		return "each field must have between 0 and 22 bits (the sequence at least 1)";
-	if (below_time_bits(region_bits, worker_bits, seq_bits) > IDGEN_MAX_NODE_BITS)
+	if (region_bits + worker_bits + seq_bits > IDGEN_MAX_NODE_BITS)
 		return "region, worker and sequence bits add up to more than 22, the node field of an idgen128";
 	if (start_unix_ms <= prev->start_unix_ms)
 		return "it must apply after the start of the latest layout epoch";
@@ -100,7 +94,7 @@ idgen_epochs_append(IdgenEpochList *list, const IdgenEpoch *epoch)
 	IdgenEpoch	e = *epoch;
 	const char *problem;
 	int64_t		ms;
-	uint64_t	max_old;
+	int64_t		min_ms;
 
 	if (list->count >= IDGEN_MAX_EPOCHS)
 		return "more than 15 layout epochs";
@@ -116,11 +110,10 @@ idgen_epochs_append(IdgenEpochList *list, const IdgenEpoch *epoch)
 	ms = e.start_unix_ms - e.layout.epoch_unix_ms;
 	if (ms < 0 || ms > idgen_layout_max_ms(&e.layout))
 		return "the epoch's start lies outside its own time field";
-	e.boundary = idgen_layout_min_at(&e.layout, ms);
-	max_old = idgen_layout_max_at(&prev->layout,
-								  e.start_unix_ms - 1 - prev->layout.epoch_unix_ms);
-	if (e.boundary <= max_old)
+	/* the same rule idgen_epochs_plan() placed it by */
+	if (place_after(prev, e.start_unix_ms, &e.layout, &min_ms) != NULL || ms < min_ms)
 		return "its IDs would not all sort above the previous layout's";
+	e.boundary = idgen_layout_min_at(&e.layout, ms);
 	list->epochs[list->count++] = e;
 	return NULL;
 }

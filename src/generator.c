@@ -82,6 +82,12 @@ typedef struct IdgenConfig
 	IdgenLayout layout;
 } IdgenConfig;
 
+typedef struct IdgenNodeEpochs
+{
+	bool		loaded;			/* false until read from the registry */
+	IdgenEpochList list;
+} IdgenNodeEpochs;
+
 /* one tick word per epoch, each alone on its cache line */
 typedef struct IdgenTickWord
 {
@@ -111,8 +117,7 @@ typedef struct IdgenShared
 	/* read on every reservation, rarely written */
 	pg_atomic_uint32 config_seq;
 	IdgenConfig config;
-	IdgenEpochList epochs;		/* every epoch the registry has */
-	bool		epochs_loaded;	/* false until read from the registry */
+	IdgenNodeEpochs epochs;		/* every epoch the registry has */
 	slock_t		config_lock;
 	/* the rest of this group is protected by config_lock */
 	IdgenState	lease_state;	/* what the lease alone allows */
@@ -187,8 +192,8 @@ idgen_configure_node(IdgenShared *sh)
 	const char *problem;
 	int			block_bits = 0;
 
-	idgen_epochs_init(&sh->epochs);
-	cfg->layout = sh->epochs.epochs[0].layout;
+	idgen_epochs_init(&sh->epochs.list);
+	cfg->layout = sh->epochs.list.epochs[0].layout;
 	cfg->epoch_version = 1;
 	cfg->switch_at_unix_ms = PG_INT64_MAX;
 	while ((1 << block_bits) < idgen_workers_per_node)
@@ -353,9 +358,9 @@ idgen_wall_unix_ms(void)
 
 #define IDGEN_HOT_CONFIG_SIZE offsetof(IdgenConfig, lease_until_unix_ms)
 
-/* Copy the first size bytes of the configuration, consistently. */
+/* Copy size bytes of what config_seq guards, consistently. */
 static inline void
-idgen_read_config_part(IdgenConfig *cfg, Size size, uint32 *seq_out)
+idgen_seq_copy(void *dst, const void *src, Size size, uint32 *seq_out)
 {
 	IdgenShared *sh = idgen_shared;
 
@@ -369,7 +374,7 @@ idgen_read_config_part(IdgenConfig *cfg, Size size, uint32 *seq_out)
 			continue;
 		}
 		pg_read_barrier();
-		memcpy(cfg, &sh->config, size);
+		memcpy(dst, src, size);
 		pg_read_barrier();
 		if (pg_atomic_read_u32(&sh->config_seq) == seq)
 		{
@@ -377,6 +382,13 @@ idgen_read_config_part(IdgenConfig *cfg, Size size, uint32 *seq_out)
 			return;
 		}
 	}
+}
+
+/* Copy the first size bytes of the configuration, consistently. */
+static inline void
+idgen_read_config_part(IdgenConfig *cfg, Size size, uint32 *seq_out)
+{
+	idgen_seq_copy(cfg, &idgen_shared->config, size, seq_out);
 }
 
 static inline void
@@ -983,7 +995,7 @@ static void
 idgen_follow_epochs(IdgenShared *sh, int64 now_unix)
 {
 	IdgenConfig *cfg = &sh->config;
-	const IdgenEpoch *e = idgen_epochs_at(&sh->epochs, now_unix);
+	const IdgenEpoch *e = idgen_epochs_at(&sh->epochs.list, now_unix);
 	const IdgenEpoch *next;
 
 	if (e->version > cfg->epoch_version)
@@ -1012,7 +1024,7 @@ idgen_follow_epochs(IdgenShared *sh, int64 now_unix)
 				pg_atomic_write_u64(tick, floor_tick);
 		}
 	}
-	next = idgen_epochs_version(&sh->epochs, cfg->epoch_version + 1);
+	next = idgen_epochs_version(&sh->epochs.list, cfg->epoch_version + 1);
 	cfg->switch_at_unix_ms = next != NULL ? next->start_unix_ms : PG_INT64_MAX;
 	idgen_set_limit(cfg);
 }
@@ -1039,9 +1051,9 @@ idgen_publish_epochs(const IdgenEpochList *list)
 
 	idgen_config_begin();
 	/* epochs are only ever appended: a shorter list is an older reading */
-	if (list->count >= sh->epochs.count)
-		sh->epochs = *list;
-	sh->epochs_loaded = true;
+	if (list->count >= sh->epochs.list.count)
+		sh->epochs.list = *list;
+	sh->epochs.loaded = true;
 	idgen_follow_epochs(sh, idgen_wall_unix_ms());
 	idgen_config_end();
 }
@@ -1054,31 +1066,14 @@ idgen_publish_epochs(const IdgenEpochList *list)
 bool
 idgen_epochs_copy(IdgenEpochList *list, uint32 *seq_out)
 {
-	IdgenShared *sh = idgen_shared;
+	IdgenNodeEpochs copy;
 
-	if (sh == NULL)
+	if (idgen_shared == NULL)
 		return false;
-	for (;;)
-	{
-		uint32		seq = pg_atomic_read_u32(&sh->config_seq);
-		bool		loaded;
-
-		if (seq & 1)
-		{
-			pg_spin_delay();
-			continue;
-		}
-		pg_read_barrier();
-		loaded = sh->epochs_loaded;
-		if (loaded)
-			memcpy(list, &sh->epochs, sizeof(IdgenEpochList));
-		pg_read_barrier();
-		if (pg_atomic_read_u32(&sh->config_seq) == seq)
-		{
-			*seq_out = seq;
-			return loaded;
-		}
-	}
+	idgen_seq_copy(&copy, &idgen_shared->epochs, sizeof(copy), seq_out);
+	if (copy.loaded)
+		*list = copy.list;
+	return copy.loaded;
 }
 
 /* changes whenever the configuration or the epochs may have */
@@ -1086,18 +1081,6 @@ uint32
 idgen_config_version(void)
 {
 	return idgen_shared != NULL ? pg_atomic_read_u32(&idgen_shared->config_seq) : 0;
-}
-
-/* the epoch issuing now and the next one's start (PG_INT64_MAX: none) */
-void
-idgen_current_epoch(int *version, int64 *switch_at_unix_ms)
-{
-	IdgenConfig cfg;
-	uint32		seq;
-
-	idgen_read_config(&cfg, &seq);
-	*version = cfg.epoch_version;
-	*switch_at_unix_ms = cfg.switch_at_unix_ms;
 }
 
 bool
@@ -1171,8 +1154,6 @@ idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 	}
 	sh->lease_state = state;
 	strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
-	/* the background worker checked the block against every layout; be sure */
-	(void) idgen_fence_if_misfit(sh);
 	idgen_config_end();
 }
 

@@ -123,7 +123,6 @@ extern const char *idgen_state_name(IdgenState state);
 extern void idgen_publish_epochs(const IdgenEpochList *list);
 extern bool idgen_epochs_copy(IdgenEpochList *list, uint32 *seq_out);
 extern uint32 idgen_config_version(void);
-extern void idgen_current_epoch(int *version, int64 *switch_at_unix_ms);
 
 /* epoch_sql.c: the epochs that decode IDs here */
 extern const IdgenEpochList *idgen_epoch_list(void);
