@@ -7,7 +7,7 @@ MODULE_big = idgen
 OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \
        src/status.o src/admin.o src/bgworker.o \
        src/type_idgen128.o src/timecmp.o \
-       src/layout.o src/tick.o src/idtext.o src/uuid7.o src/tscclock.o \
+       src/layout.o src/tick.o src/idtext.o src/uuid7.o \
        src/siphash.o src/mask.o src/mask_sql.o src/stats.o \
        src/epochs.o src/epoch_sql.o src/registry.o src/fleet.o
 DATA = $(wildcard idgen--*.sql)

@@ -52,12 +52,6 @@
 #include "epochs.h"
 #include "registry.h"
 #include "tick.h"
-#include "tscclock.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define IDGEN_HAVE_TSC 1
-#endif
 
 typedef struct IdgenConfig
 {
@@ -308,52 +302,24 @@ idgen_require_loaded(void)
 				 errhint("Add idgen to shared_preload_libraries.")));
 }
 
-static int64
-realtime_ns(void)
+/*
+ * The wall clock, read once per ID: clock_gettime(CLOCK_REALTIME), which the
+ * vDSO answers in user space wherever the kernel's clocksource allows it.
+ * An extrapolation from the TSC read it in 9 ns instead of 18
+ * (bench/clock_read.sh), but its rate came from samples that a preemption
+ * could skew, leaving a backend's clock milliseconds off for its life.  The
+ * kernel's clock is right in every backend from the first read, across
+ * preemptions and VM pauses, whatever clocksource the kernel switches to,
+ * and every process reads the same one (idgen_note_wall relies on that).
+ */
+int64
+idgen_wall_unix_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* set in the postmaster, inherited by every backend */
-static bool tsc_usable = false;
-static IdgenTscClock tsc_clock;
-
-/*
- * Use the TSC only where the kernel itself trusts it as its clocksource:
- * then it is invariant and synchronised across CPUs.
- */
-void
-idgen_clock_init(void)
-{
-#ifdef IDGEN_HAVE_TSC
-	FILE	   *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-	char		name[32] = "";
-
-	if (f != NULL)
-	{
-		if (fgets(name, sizeof(name), f) == NULL)
-			name[0] = '\0';
-		fclose(f);
-	}
-	tsc_usable = strcmp(name, "tsc\n") == 0;
-#endif
-}
-
-int64
-idgen_wall_unix_ms(void)
-{
-	int64		ns;
-
-#ifdef IDGEN_HAVE_TSC
-	if (likely(tsc_usable))
-		ns = idgen_tscclock_ns(&tsc_clock, __rdtsc(), realtime_ns);
-	else
-#endif
-		ns = realtime_ns();
-	return ns / 1000000 + idgen_clock_offset_total_ms;
+	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
+		idgen_clock_offset_total_ms;
 }
 
 #define IDGEN_HOT_CONFIG_SIZE offsetof(IdgenConfig, lease_until_unix_ms)
@@ -432,8 +398,9 @@ idgen_count(uint64 ids, bool batch, IdgenWidth width)
 /*
  * Keep max_wall_ms and count rollbacks.  seen was read before the clock, so
  * a reading below it means the wall clock really went back: whoever stored
- * seen read its clock before we read ours.  The first backend to lower the
- * mark counts the rollback, once.
+ * seen read its clock before we read ours, and every backend reads the same
+ * kernel clock, so even a millisecond below it is a step back.  The first
+ * backend to lower the mark counts the rollback, once.
  */
 static inline void
 idgen_note_wall(uint64 seen, int64 now_unix_ms)
@@ -452,9 +419,7 @@ idgen_note_wall(uint64 seen, int64 now_unix_ms)
 		}
 		return;
 	}
-	/* backends' extrapolated clocks may differ by microseconds: allow 1 ms */
-	if (now + 1 < seen &&
-		pg_atomic_compare_exchange_u64(&sh->max_wall_ms, &seen, now))
+	if (pg_atomic_compare_exchange_u64(&sh->max_wall_ms, &seen, now))
 		pg_atomic_fetch_add_u64(&sh->clock_rollbacks, 1);
 }
 

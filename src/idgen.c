@@ -192,7 +192,6 @@ _PG_init(void)
 	if (IsBinaryUpgrade)
 		return;
 
-	idgen_clock_init();
 	idgen_shmem_request();
 	idgen_stats_shmem_request();
 	idgen_register_bgworker();

@@ -50,7 +50,6 @@ extern void idgen_shmem_startup(void);
 extern bool idgen_is_loaded(void);
 extern void idgen_require_loaded(void);
 extern int64 idgen_wall_unix_ms(void);
-extern void idgen_clock_init(void);
 
 typedef struct IdgenBatch
 {
