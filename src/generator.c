@@ -124,6 +124,14 @@ typedef struct IdgenShared
 	uint64		start_token;
 	bool		have_clock_skew;	/* measured against a registry yet */
 	int64		clock_skew_ms;	/* this node's clock minus the registry's */
+	/*
+	 * Unix ms at or below which earlier leases may have issued (the highest
+	 * start_after any lease brought); -1: none.  Every epoch's tick word is
+	 * raised above it, when a lease brings it and when the node switches
+	 * into the epoch later: a mark from a later epoch than the one in force
+	 * must still bind that epoch once it begins.
+	 */
+	int64		issued_floor_unix_ms;
 
 	/* off the fast path */
 	pg_atomic_uint64 seq_exhaustions;
@@ -248,6 +256,7 @@ idgen_shmem_startup_hook(void)
 		pg_atomic_init_u32(&sh->config_seq, 0);
 		SpinLockInit(&sh->config_lock);
 		sh->bgworker_procno = -1;
+		sh->issued_floor_unix_ms = -1;
 		/* a per-start token: this start is a different lease owner */
 		if (!pg_strong_random(&sh->start_token, sizeof(sh->start_token)))
 			sh->start_token = (uint64) GetCurrentTimestamp() ^ (uint64) MyProcPid;
@@ -950,11 +959,41 @@ idgen_set_limit(IdgenConfig *cfg)
 }
 
 /*
+ * Inside a configuration write: raise the tick word of the epoch in force
+ * so that its next tick lies at or after the epoch's first millisecond and
+ * above issued_floor_unix_ms.  Compare-and-swap, as generators that read
+ * the configuration before this write may still be advancing the word
+ * (they throw their reservation away afterwards, but the word moved).
+ */
+static void
+idgen_raise_tick_floor(IdgenShared *sh, int64 epoch_start_unix_ms)
+{
+	IdgenConfig *cfg = &sh->config;
+	pg_atomic_uint64 *tick = &sh->ticks[cfg->epoch_version].value;
+	int64		first_ms = epoch_start_unix_ms - cfg->epoch_unix_ms;
+	uint64		floor_tick;
+	uint64		old;
+
+	if (sh->issued_floor_unix_ms >= 0)
+		first_ms = Max(first_ms, sh->issued_floor_unix_ms + 1 - cfg->epoch_unix_ms);
+	if (first_ms <= 0)
+		return;
+	floor_tick = ((uint64) first_ms << cfg->counter_bits) - 1;
+	old = pg_atomic_read_u64(tick);
+	while (old < floor_tick &&
+		   !pg_atomic_compare_exchange_u64(tick, &old, floor_tick))
+		;
+}
+
+/*
  * Inside a configuration write: issue under the epoch in force at now_unix,
- * and arm the switch to the one after it.  Every tick issued so far belongs
- * to an earlier epoch and lies before this one's start (the limit stopped
- * it there), so the new epoch's tick word starts just below its start: its
- * first ID is its boundary or above, over everything ever issued.
+ * and arm the switch to the one after it.  Every tick this process issued
+ * so far belongs to an earlier epoch and lies before this one's start (the
+ * limit stopped it there), so the new epoch's tick word starts just below
+ * its start: its first ID is its boundary or above.  Earlier leases (an
+ * earlier run of this node, or another holder of the block) may have
+ * issued in this very epoch, up to issued_floor_unix_ms: the word starts
+ * above that too.
  */
 static void
 idgen_follow_epochs(IdgenShared *sh, int64 now_unix)
@@ -966,9 +1005,6 @@ idgen_follow_epochs(IdgenShared *sh, int64 now_unix)
 	if (e->version > cfg->epoch_version)
 	{
 		int64		old_epoch_ms = cfg->epoch_unix_ms;
-		int64		start_ms = e->start_unix_ms - e->layout.epoch_unix_ms;
-		uint64		floor_tick;
-		pg_atomic_uint64 *tick = &sh->ticks[e->version].value;
 
 		cfg->layout = e->layout;
 		cfg->epoch_version = e->version;
@@ -982,12 +1018,7 @@ idgen_follow_epochs(IdgenShared *sh, int64 now_unix)
 		if (cfg->first_worker >= 0 && idgen_fence_if_misfit(sh))
 			cfg->node_bits = idgen_node_bits(&e->layout, cfg->region,
 											 cfg->first_worker);
-		if (start_ms > 0)
-		{
-			floor_tick = ((uint64) start_ms << cfg->counter_bits) - 1;
-			if (pg_atomic_read_u64(tick) < floor_tick)
-				pg_atomic_write_u64(tick, floor_tick);
-		}
+		idgen_raise_tick_floor(sh, e->start_unix_ms);
 	}
 	next = idgen_epochs_version(&sh->epochs.list, cfg->epoch_version + 1);
 	cfg->switch_at_unix_ms = next != NULL ? next->start_unix_ms : PG_INT64_MAX;
@@ -1088,16 +1119,11 @@ idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 {
 	IdgenShared *sh = idgen_shared;
 	IdgenConfig *cfg = &sh->config;
-	int64		floor_ms;
-	uint64		floor_tick;
-	uint64		old;
-
-	pg_atomic_uint64 *tick;
+	const IdgenEpoch *current;
 
 	idgen_config_begin();
 	/* a lease taken after a switch time starts in the new epoch */
 	idgen_follow_epochs(sh, idgen_wall_unix_ms());
-	floor_ms = lease->start_after_unix_ms - cfg->epoch_unix_ms;
 	cfg->first_worker = lease->first_worker;
 	cfg->generation = lease->generation;
 	cfg->node_bits = idgen_node_bits(&cfg->layout, cfg->region, lease->first_worker);
@@ -1107,16 +1133,14 @@ idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 	cfg->hw_ms = lease->hw_unix_ms - cfg->epoch_unix_ms;
 	idgen_set_limit(cfg);
 
-	/* start strictly above everything issued under earlier leases */
-	if (lease->start_after_unix_ms >= 0 && floor_ms >= 0)
-	{
-		tick = &sh->ticks[cfg->epoch_version].value;
-		floor_tick = ((uint64) (floor_ms + 1) << cfg->counter_bits) - 1;
-		old = pg_atomic_read_u64(tick);
-		while (old < floor_tick &&
-			   !pg_atomic_compare_exchange_u64(tick, &old, floor_tick))
-			;
-	}
+	/*
+	 * Start strictly above everything issued under earlier leases, in this
+	 * epoch now and in every later one when the node switches to it.
+	 */
+	sh->issued_floor_unix_ms = Max(sh->issued_floor_unix_ms,
+								   lease->start_after_unix_ms);
+	current = idgen_epochs_version(&sh->epochs.list, cfg->epoch_version);
+	idgen_raise_tick_floor(sh, current != NULL ? current->start_unix_ms : 0);
 	sh->lease_state = state;
 	strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
 	idgen_config_end();
