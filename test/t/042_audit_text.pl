@@ -56,25 +56,22 @@ ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'acti
 is($node->safe_psql('postgres', 'SELECT worker FROM idgen_status()'),
 	$first, "pinned: the node holds the top block, workers $first-$top");
 
-# --- 1. an outside holder with a newline and a unit separator in its name ---
-
-# the same text as a Perl string and as an SQL literal
-my $name     = "outside\x1fafter a unit separator\nsecond line";
-my $name_sql = q{E'outside\x1fafter a unit separator\nsecond line'};
-
-$node->safe_psql('postgres',
-	"CREATE UNLOGGED TABLE sentinel (x int); INSERT INTO sentinel VALUES (1)");
-my $lease_worker_pid = $node->safe_psql('postgres',
-	"SELECT pid FROM pg_stat_activity WHERE backend_type = 'idgen lease worker'");
-like($lease_worker_pid, qr/^\d+$/, 'the lease worker runs');
-my $log_offset = -s $node->logfile;
-
-# The fence leaves the row's high-water mark, which the node keeps a little
+# Fence the node's top worker and lease it to an outside generator in one
+# transaction, which then gives the lease the name $owner_sql (an SQL
+# expression), unless the generator leased under that name itself.  The
+# fence leaves the row's high-water mark, which the node keeps a little
 # ahead of the clock; an outside generator may take the worker once that
 # time has passed.  The row stays locked meanwhile: the node's renewal
 # waits for the commit and then finds the new holder.
-my ($out_worker, $out_gen) = split /\|/, $node->safe_psql(
-	'postgres', qq{
+sub take_over
+{
+	my ($lease_as, $owner_sql) = @_;
+	my $rename =
+	  defined $owner_sql
+	  ? "UPDATE idgen.worker_lease SET owner = $owner_sql WHERE region = 0 AND worker = $top;"
+	  : '';
+	return split /\|/, $node->safe_psql(
+		'postgres', qq{
 BEGIN;
 DO \$\$
 BEGIN
@@ -85,27 +82,64 @@ BEGIN
     END LOOP;
 END
 \$\$;
-SELECT worker, generation FROM idgen_lease_worker('outside', '2s');
-UPDATE idgen.worker_lease SET owner = $name_sql WHERE region = 0 AND worker = $top;
+SELECT worker, generation FROM idgen_lease_worker($lease_as, '2s');
+$rename
 COMMIT;
 });
-is($out_worker, $top, 'takeover: the outside generator got a worker of the node\'s block');
+}
 
-# fenced, or the lease worker is gone: either ends the wait
-ok( $node->poll_query_until(
-		'postgres', qq{
+sub lease_worker_pid
+{
+	return $node->safe_psql('postgres',
+		"SELECT pid FROM pg_stat_activity WHERE backend_type = 'idgen lease worker'");
+}
+
+# wait until the node is fenced or its lease worker is gone
+sub wait_reaction
+{
+	my ($pid, $name) = @_;
+	ok( $node->poll_query_until(
+			'postgres', qq{
 SELECT state = 'fenced'
     OR coalesce((SELECT pid FROM pg_stat_activity WHERE backend_type = 'idgen lease worker'), 0)
-       <> $lease_worker_pid
+       <> $pid
 FROM idgen_status()}),
-	'takeover: the node reacts');
-is($node->safe_psql('postgres', 'SELECT state FROM idgen_status()'),
-	'fenced', 'takeover: the node is fenced');
-is( $node->safe_psql(
-		'postgres',
-		"SELECT pid FROM pg_stat_activity WHERE backend_type = 'idgen lease worker'"),
-	$lease_worker_pid,
-	'takeover: the lease worker is the same process');
+		"$name: the node reacts");
+	is($node->safe_psql('postgres', 'SELECT state FROM idgen_status()'),
+		'fenced', "$name: the node is fenced");
+	is(lease_worker_pid(), $pid, "$name: the lease worker is the same process");
+}
+
+# once the outside lease has ended, the node leases its block again
+sub enable_again
+{
+	my ($name) = @_;
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT lease_until <= idgen.clock() FROM idgen.worker_lease WHERE region = 0 AND worker = $top"
+		),
+		"$name: the outside lease has ended");
+	$node->safe_psql('postgres', 'SELECT idgen_enable()');
+	ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+		"$name: the node is active again");
+	is($node->safe_psql('postgres', 'SELECT idgen_next() IS NOT NULL'),
+		't', "$name: the node issues");
+}
+
+# --- 1. an outside holder with a newline and a unit separator in its name ---
+
+my $name_sql = q{E'outside\x1fafter a unit separator\nsecond line'};
+
+$node->safe_psql('postgres',
+	"CREATE UNLOGGED TABLE sentinel (x int); INSERT INTO sentinel VALUES (1)");
+my $lease_worker_pid = lease_worker_pid();
+like($lease_worker_pid, qr/^\d+$/, 'the lease worker runs');
+my $log_offset = -s $node->logfile;
+
+my ($out_worker, $out_gen) = take_over(q{'outside'}, $name_sql);
+is($out_worker, $top, 'takeover: the outside generator got a worker of the node\'s block');
+
+wait_reaction($lease_worker_pid, 'takeover');
 my $log = slurp_file($node->logfile, $log_offset);
 unlike($log, qr/terminated by signal|terminating any other active server processes/,
 	'takeover: the server log shows no crash');
@@ -138,16 +172,7 @@ is( $node->safe_psql(
 
 # --- 2. the node leases again ------------------------------------------------
 
-ok( $node->poll_query_until(
-		'postgres',
-		"SELECT lease_until <= idgen.clock() FROM idgen.worker_lease WHERE region = 0 AND worker = $top"
-	),
-	'enable: the outside lease has ended');
-$node->safe_psql('postgres', 'SELECT idgen_enable()');
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
-	'enable: the node is active again');
-is($node->safe_psql('postgres', 'SELECT idgen_next() IS NOT NULL'),
-	't', 'enable: the node issues');
+enable_again('enable');
 is( $node->safe_psql(
 		'postgres',
 		"SELECT count(*) FROM idgen.audit_log WHERE action = 'lease_acquired' AND at > (SELECT max(at) FROM idgen.audit_log WHERE action = 'collision')"
@@ -155,7 +180,40 @@ is( $node->safe_psql(
 	'1',
 	'enable: the audit log has the new lease');
 
-# --- 3. names with control characters are refused now -----------------------
+# --- 3. a long name of two-byte characters ----------------------------------
+#
+# A reason has room for 255 bytes, and a long name is cut.  The padding
+# makes the cut fall inside a character: the reason must still be valid
+# text, or the registry refuses it (and with it the audit record).
+
+my $prefix  = "workers $first-$top of region 0 are held by \"";
+my $pad     = (255 - length($prefix)) % 2 == 0 ? 'x' : '';
+my $long_sql = "'$pad' || repeat(U&'\\00e9', 150)";
+$log_offset = -s $node->logfile;
+($out_worker) = take_over($long_sql);
+is($out_worker, $top, 'long name: the outside generator got a worker of the node\'s block');
+wait_reaction($lease_worker_pid, 'long name');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT length(convert_to(reason, 'UTF8')) > 200 AND strpos(reason, $long_sql) = 0 FROM idgen_status()"
+	),
+	't',
+	'long name: idgen_status() gives a reason in valid text, the name cut');
+is( $node->safe_psql(
+		'postgres', qq{
+SELECT count(*) FROM idgen.audit_log
+WHERE action = 'collision' AND strpos(detail, '"$pad' || repeat(U&'\\00e9', 100)) > 0}),
+	'1',
+	'long name: the audit log has the collision');
+is( $node->safe_psql(
+		'postgres', "SELECT count(*) FROM idgen.collision WHERE second_owner = $long_sql"),
+	'1',
+	'long name: idgen.collision names the holder in full');
+unlike(slurp_file($node->logfile, $log_offset), qr/invalid byte sequence/,
+	'long name: no text was refused');
+enable_again('long name');
+
+# --- 4. names with control characters are refused now -----------------------
 
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
 	"\\set VERBOSITY verbose\nSELECT * FROM idgen_lease_worker($name_sql, '1 min');");
