@@ -17,7 +17,11 @@
 #      for byte.
 #   2. Once the outside lease has ended, idgen_enable() makes the node lease
 #      and issue again: nothing is left stuck in the queue.
-#   3. Such a name is refused at the door now (22023).
+#   3. The same with a long name of two-byte characters, leased as it is:
+#      the reason has room for 255 bytes, and the cut must not fall inside
+#      a character (idgen_status() gave invalid UTF-8, and the registry
+#      could refuse the text, audit record and all).
+#   4. A name with control characters is refused at the door now (22023).
 #
 # The node is pinned to the top block of workers, where idgen_lease_worker()
 # starts looking, so the outside generator gets a worker of the node's block.
@@ -29,7 +33,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $node = PostgreSQL::Test::Cluster->new('audit_text');
-$node->init;
+# part 3 needs two-byte characters, whatever locale the machine has
+$node->init(extra => [ '--encoding=UTF8', '--locale=C' ]);
 $node->append_conf(
 	'postgresql.conf', q{
 shared_preload_libraries = 'idgen'
@@ -56,9 +61,9 @@ ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'acti
 is($node->safe_psql('postgres', 'SELECT worker FROM idgen_status()'),
 	$first, "pinned: the node holds the top block, workers $first-$top");
 
-# Fence the node's top worker and lease it to an outside generator in one
-# transaction, which then gives the lease the name $owner_sql (an SQL
-# expression), unless the generator leased under that name itself.  The
+# Fence the node's top worker and lease it to an outside generator, named
+# by the SQL expression $lease_as, in one transaction, which then renames
+# the lease to the SQL expression $owner_sql if one is given.  The
 # fence leaves the row's high-water mark, which the node keeps a little
 # ahead of the clock; an outside generator may take the worker once that
 # time has passed.  The row stays locked meanwhile: the node's renewal
@@ -218,7 +223,7 @@ enable_again('long name');
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
 	"\\set VERBOSITY verbose\nSELECT * FROM idgen_lease_worker($name_sql, '1 min');");
 isnt($ret, 0, 'boundary: idgen_lease_worker() refuses the name');
-like($stderr, qr/ERROR:  22023: lease owner must not contain control characters/,
+like($stderr, qr/ERROR:  22023: a lease owner must not contain control characters/,
 	'boundary: SQLSTATE 22023');
 is($node->safe_psql('postgres', "SELECT count(*) FROM idgen.worker_lease WHERE owner = $name_sql"),
 	'0', 'boundary: nothing was leased under the name');
