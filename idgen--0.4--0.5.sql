@@ -583,6 +583,7 @@ DECLARE
     worker_bits integer;
     w integer;
     l idgen.worker_lease;
+    ctl text := substring(owner FROM E'[\\x01-\\x1f\\x7f]');
 BEGIN
     PERFORM idgen.require_registry();
     IF ttl <= interval '0' OR ttl > interval '1 day' THEN
@@ -594,6 +595,14 @@ BEGIN
         RAISE EXCEPTION 'invalid lease owner: "%"', owner
             USING ERRCODE = 'invalid_parameter_value',
                   DETAIL = 'An owner is a non-empty name, and names starting with "node:" are reserved for idgen nodes.';
+    END IF;
+    -- the name is quoted in idgen_status(), idgen.fleet, the audit log and
+    -- the server log, where it must read as what it is
+    IF ctl IS NOT NULL THEN
+        RAISE EXCEPTION 'a lease owner must not contain control characters'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('Character %s is U+%s. An owner name appears in idgen_status(), idgen.fleet and the audit log, so it must be printable.',
+                                  strpos(owner, ctl), lpad(upper(to_hex(ascii(ctl))), 4, '0'));
     END IF;
     PERFORM idgen.lock_registry();
     now := idgen.clock();
@@ -686,3 +695,162 @@ END
 $$;
 COMMENT ON FUNCTION @extschema@.idgen_renew_worker(integer, integer, bigint) IS 'renew an outside generator''s lease; fails once fenced or expired';
 
+
+-- ---------------------------------------------------------------------
+-- Names and keys are printable text.  An owner's name is quoted in
+-- idgen_status(), idgen.fleet, the audit log and the server log, a request
+-- key in the audit log and in errors: a control character there (a
+-- newline above all) would make them read as something else.  An
+-- operator's reason for idgen_disable() stays free text.
+-- ---------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION @extschema@.idgen_lease_range(owner text, count bigint, request_key text DEFAULT NULL,
+    OUT range_start @extschema@.idgen, OUT range_end @extschema@.idgen, OUT generation bigint)
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$
+DECLARE
+    r idgen.range_lease;
+    next_start bigint;
+    ctl text;
+BEGIN
+    PERFORM idgen.require_registry();
+    IF owner IS NULL OR owner = '' THEN
+        RAISE EXCEPTION 'a range lease needs an owner' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF count IS NULL OR count < 1 THEN
+        RAISE EXCEPTION 'range size must be at least 1, not %', count
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF length(request_key) > 200 OR length(owner) > 200 THEN
+        RAISE EXCEPTION 'a range owner and request key have at most 200 characters'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    ctl := substring(owner FROM E'[\\x01-\\x1f\\x7f]');
+    IF ctl IS NOT NULL THEN
+        RAISE EXCEPTION 'a range owner must not contain control characters'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('Character %s is U+%s. An owner name appears in the audit log, so it must be printable.',
+                                  strpos(owner, ctl), lpad(upper(to_hex(ascii(ctl))), 4, '0'));
+    END IF;
+    ctl := substring(request_key FROM E'[\\x01-\\x1f\\x7f]');
+    IF ctl IS NOT NULL THEN
+        RAISE EXCEPTION 'a request key must not contain control characters'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('Character %s is U+%s. A range''s request key appears in the audit log, so it must be printable.',
+                                  strpos(request_key, ctl), lpad(upper(to_hex(ascii(ctl))), 4, '0'));
+    END IF;
+    PERFORM idgen.lock_registry();
+
+    -- the same key returns the same range: a lost client gets it back
+    IF request_key IS NOT NULL THEN
+        SELECT * INTO r FROM idgen.range_lease AS l
+        WHERE l.owner = idgen_lease_range.owner AND l.request_key = idgen_lease_range.request_key;
+        IF FOUND THEN
+            IF r.range_end::bigint - r.range_start::bigint + 1 <> count THEN
+                RAISE EXCEPTION 'request key "%" of owner "%" leased a range of % IDs, not %',
+                                request_key, owner, r.range_end::bigint - r.range_start::bigint + 1, count
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+            range_start := r.range_start;
+            range_end := r.range_end;
+            generation := r.generation;
+            RETURN;
+        END IF;
+    END IF;
+
+    SELECT coalesce(max(l.range_end::bigint) + 1, 1) INTO next_start FROM idgen.range_lease AS l;
+    IF count > idgen.range_space_end()::bigint - next_start THEN
+        RAISE EXCEPTION 'the range space has no room for % more IDs', count
+            USING ERRCODE = 'program_limit_exceeded',
+                  DETAIL = format('Ranges come from IDs below %s; %s of them are left.',
+                                  idgen.range_space_end(), idgen.range_space_end()::bigint - next_start);
+    END IF;
+    range_start := next_start;
+    range_end := next_start + count - 1;
+    generation := pg_catalog.nextval('idgen.range_generation');
+    INSERT INTO idgen.range_lease (range_start, range_end, owner, generation, request_key)
+    VALUES (range_start, range_end, owner, generation, request_key);
+    PERFORM idgen.audit('range_leased',
+        format('owner %s range %s-%s (%s IDs) generation %s key %s',
+               owner, range_start, range_end, count, generation, coalesce(request_key, 'none')));
+END
+$$;
+
+CREATE OR REPLACE FUNCTION idgen.keyed_batch(p_count integer, p_key text, p_width smallint,
+                                  OUT ids @extschema@.idgen[], OUT ids128 @extschema@.idgen128[])
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$
+DECLARE
+    now timestamptz;
+    r idgen.batch_request;
+    ctl text := substring(p_key FROM E'[\\x01-\\x1f\\x7f]');
+BEGIN
+    IF p_count < 0 THEN
+        RAISE EXCEPTION 'batch size must not be negative: %', p_count
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_count > 1000000 THEN
+        RAISE EXCEPTION 'a batch with a request key holds at most 1000000 IDs, not %', p_count
+            USING ERRCODE = 'program_limit_exceeded',
+                  HINT = 'Split the request into several keyed batches.';
+    END IF;
+    IF p_key = '' OR length(p_key) > 200 THEN
+        RAISE EXCEPTION 'a request key has 1 to 200 characters, not %', length(p_key)
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF ctl IS NOT NULL THEN
+        RAISE EXCEPTION 'a request key must not contain control characters'
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('Character %s is U+%s. A request key is quoted in errors, so it must be printable.',
+                                  strpos(p_key, ctl), lpad(upper(to_hex(ascii(ctl))), 4, '0'));
+    END IF;
+
+    -- a few expired requests go with every call, so no table grows unbounded
+    DELETE FROM idgen.batch_request AS b
+    WHERE b.ctid = ANY (ARRAY(SELECT x.ctid FROM idgen.batch_request AS x
+                              WHERE x.expires_at < pg_catalog.clock_timestamp()
+                              LIMIT 16 FOR UPDATE SKIP LOCKED));
+
+    LOOP
+        now := pg_catalog.clock_timestamp();
+        SELECT * INTO r FROM idgen.batch_request AS b
+        WHERE b.owner_role = session_user AND b.request_key = p_key AND b.width = p_width;
+        IF FOUND AND r.expires_at > now THEN
+            IF r.count <> p_count THEN
+                RAISE EXCEPTION 'request key "%" was used for a batch of % IDs, not %',
+                                p_key, r.count, p_count
+                    USING ERRCODE = 'invalid_parameter_value',
+                          DETAIL = 'A retry must ask for the same batch it retries.';
+            END IF;
+            ids := r.ids;
+            ids128 := r.ids128;
+            RETURN;
+        END IF;
+        IF FOUND THEN
+            DELETE FROM idgen.batch_request AS b
+            WHERE b.owner_role = session_user AND b.request_key = p_key
+              AND b.width = p_width AND b.expires_at <= now;
+        END IF;
+        BEGIN
+            IF p_width = 64 THEN
+                ids := ARRAY(SELECT @extschema@.idgen_next_batch(p_count));
+            ELSE
+                ids128 := ARRAY(SELECT @extschema@.idgen_next128_batch(p_count));
+            END IF;
+            INSERT INTO idgen.batch_request (owner_role, request_key, width, count, ids, ids128, expires_at)
+            VALUES (session_user, p_key, p_width, p_count, ids, ids128, now + idgen.request_retention());
+            RETURN;
+        EXCEPTION WHEN unique_violation THEN
+            -- someone else stored this key meanwhile: read theirs, which only
+            -- a READ COMMITTED snapshot taken from now on can see
+            IF current_setting('transaction_isolation') <> 'read committed' THEN
+                RAISE EXCEPTION 'request key "%" was stored by a concurrent transaction', p_key
+                    USING ERRCODE = 'serialization_failure',
+                          HINT = 'Retry the transaction.';
+            END IF;
+            ids := NULL;
+            ids128 := NULL;
+        END;
+    END LOOP;
+END
+$$;

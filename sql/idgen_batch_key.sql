@@ -123,6 +123,10 @@ SELECT bk_try($$SELECT count(*) FROM idgen_next_batch(4, 'key-1')$$) AS fewer,
 -- an empty key: 22023
 SELECT * FROM idgen_next_batch(5, '');
 SELECT bk_try($$SELECT count(*) FROM idgen_next128_batch(5, '')$$) AS empty_key_128;
+-- a control character in a key: 22023 (a newline, a tab, DEL)
+SELECT * FROM idgen_next_batch(5, E'key\n1');
+SELECT bk_try($$SELECT count(*) FROM idgen_next128_batch(5, E'key\t1')$$) AS tab_key_128,
+       bk_try($$SELECT count(*) FROM idgen_next_batch(5, E'key\x7f')$$) AS del_key;
 -- more than 1000000 IDs under a key: 54000
 SELECT * FROM idgen_next_batch(1000001, 'key-big');
 SELECT bk_try($$SELECT count(*) FROM idgen_next_batch(2147483647, 'key-big')$$) AS int_max,
@@ -136,7 +140,7 @@ SELECT count(*) AS null_key_128 FROM idgen_next128_batch(5, NULL);
 SELECT count(*) AS null_count FROM idgen_next_batch(NULL, 'key-null');
 -- none of these stored anything
 SELECT count(*) AS stored_by_refused_calls FROM idgen.batch_request
-WHERE request_key IN ('', 'key-big', 'key-neg', 'key-null');
+WHERE request_key IN ('', 'key-big', 'key-neg', 'key-null', E'key\n1', E'key\t1', E'key\x7f');
 -- zero IDs is a batch too: stored, and the same (empty) again
 SELECT count(*) AS zero_ids FROM idgen_next_batch(0, 'key-zero');
 SELECT count(*) AS zero_ids_again FROM idgen_next_batch(0, 'key-zero');
@@ -229,3 +233,29 @@ DROP ROLE regress_idgen_batch_key;
 DELETE FROM idgen.batch_request;
 DROP FUNCTION bk_try(text);
 RESET timezone;
+
+--
+-- Lease owners and range request keys are printable text too: they are
+-- quoted in idgen_status(), idgen.fleet and the audit log.  The lease
+-- functions live in the registry database.
+--
+\c postgres
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS idgen;
+RESET client_min_messages;
+SELECT * FROM idgen_lease_worker(E'gen\n2', '1 min');
+SELECT * FROM idgen_lease_worker(E'\x01gen', '1 min');
+SELECT * FROM idgen_lease_worker(E'gen\x1f2', '1 min');
+SELECT * FROM idgen_lease_worker(E'gen\x7f', '1 min');
+SELECT * FROM idgen_lease_range(E'range\towner', 10);
+SELECT * FROM idgen_lease_range('range owner', 10, E'key\r\n');
+-- nothing was leased
+SELECT count(*) AS leased_with_control_characters
+FROM idgen.worker_lease WHERE owner ~ E'[\\x01-\\x1f\\x7f]';
+SELECT count(*) AS ranges_with_control_characters
+FROM idgen.range_lease WHERE owner ~ E'[\\x01-\\x1f\\x7f]' OR request_key ~ E'[\\x01-\\x1f\\x7f]';
+-- any other text is a name: spaces, quotes, unicode
+SELECT worker IS NOT NULL AS leased FROM idgen_lease_worker(E'g\u00e9n\u00e9rateur "2" \\ 3', '1 min');
+SELECT idgen_release_worker(region, worker, generation) AS released
+FROM idgen.worker_lease WHERE owner = E'g\u00e9n\u00e9rateur "2" \\ 3';

@@ -43,6 +43,7 @@
 #include "access/xlog.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "mb/pg_wchar.h"
 #include "pgstat.h"
 #include "port/pg_bitutils.h"
 #include "postmaster/bgworker.h"
@@ -57,6 +58,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "auditq.h"
 #include "fleet.h"
 #include "registry.h"
 
@@ -79,7 +81,7 @@
 /* a wall clock that moves this much against the monotonic clock is audited */
 #define IDGEN_STEP_BACK_MS 20
 #define IDGEN_JUMP_FORWARD_MS 2000
-/* audit lines kept while the registry cannot take them */
+/* audit records kept while the registry cannot take them */
 #define IDGEN_MAX_PENDING_AUDIT 1000
 /* how long the release at shutdown may wait for a remote registry */
 #define IDGEN_RELEASE_TIMEOUT_MS 2000
@@ -154,7 +156,7 @@ typedef struct IdgenWorker
 	char		last_error[256];	/* of the current run of failures */
 	int64		last_wall;
 	int64		last_mono;
-	/* audit lines waiting for the next transaction */
+	/* audit records waiting for the next transaction (auditq.h) */
 	StringInfoData pending_audit;
 	int			pending_count;
 	bool		logged_missing;
@@ -232,18 +234,43 @@ text_int(const char *s)
 	return (int64) v;
 }
 
+/*
+ * snprintf cuts a long text at a byte count, which can fall inside a
+ * character of a name it quotes; text that is not valid in the database
+ * encoding must not reach idgen_status(), the registry or the audit queue,
+ * so cut back to the last whole character.
+ */
+static void
+clip_to_whole_chars(char *buf)
+{
+	int			len = strlen(buf);
+
+	buf[pg_mbcliplen(buf, len, len)] = '\0';
+}
+
 static void
 queue_audit(IdgenWorker *w, const char *action, const char *detail)
 {
 	MemoryContext old;
+	size_t		size;
 
 	if (w->pending_count >= IDGEN_MAX_PENDING_AUDIT)
 		return;
+	/* every field length-prefixed: a holder's name may hold any byte */
+	size = idgen_auditq_record_size(strlen(action), strlen(detail));
+	if (size == 0 || size > MaxAllocSize / 2)
+	{
+		elog(WARNING, "idgen: audit record \"%s\" too long to queue, dropped", action);
+		return;
+	}
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	if (w->pending_audit.data == NULL)
 		initStringInfo(&w->pending_audit);
-	/* action and detail separated by a unit separator, lines by newlines */
-	appendStringInfo(&w->pending_audit, "%s\x1f%s\n", action, detail);
+	enlargeStringInfo(&w->pending_audit, (int) size);
+	idgen_auditq_encode(w->pending_audit.data + w->pending_audit.len,
+						action, strlen(action), detail, strlen(detail));
+	w->pending_audit.len += (int) size;
+	w->pending_audit.data[w->pending_audit.len] = '\0';
 	w->pending_count++;
 	MemoryContextSwitchTo(old);
 }
@@ -282,31 +309,44 @@ watch_clock(IdgenWorker *w)
 }
 
 /*
- * Write the queued audit lines to the registry's audit log, inside the
+ * Write the queued audit records to the registry's audit log, inside the
  * caller's registry unit.  A node of a shared registry signs them.
  */
 static void
 flush_audit(IdgenWorker *w)
 {
-	char	   *line;
-	char	   *next;
 	char	   *actor;
+	size_t		pos = 0;
+	IdgenAuditRecord rec;
 
 	if (w->pending_count == 0)
 		return;
+
+	/*
+	 * Only queue_audit() writes the queue, so this cannot fail; if it did,
+	 * a queue no transaction can write would stop every renewal from now
+	 * on.  Say so and let it go.
+	 */
+	if (idgen_auditq_count(w->pending_audit.data, w->pending_audit.len) != w->pending_count)
+	{
+		elog(WARNING, "idgen: dropping %d queued audit records: the queue is damaged",
+			 w->pending_count);
+		resetStringInfo(&w->pending_audit);
+		w->pending_count = 0;
+		return;
+	}
+
 	actor = w->remote ? psprintf("idgen lease worker of %s", w->owner) :
 		pstrdup("idgen lease worker");
 	/* the buffer stays intact until all of it is written */
-	for (line = w->pending_audit.data; *line; line = next)
+	while (idgen_auditq_next(w->pending_audit.data, w->pending_audit.len,
+							 &pos, &rec) == IDGEN_AUDITQ_RECORD)
 	{
-		char	   *sep = strchr(line, '\x1f');
-		char	   *end = strchr(line, '\n');
 		const char *params[3];
 
-		next = end + 1;
 		params[0] = actor;
-		params[1] = pnstrdup(line, sep - line);
-		params[2] = pnstrdup(sep + 1, end - sep - 1);
+		params[1] = pnstrdup(rec.action, rec.action_len);
+		params[2] = pnstrdup(rec.detail, rec.detail_len);
 		registry_exec("INSERT INTO idgen.audit_log (actor, action, detail) VALUES ($1, $2, $3)",
 					  3, params);
 	}
@@ -865,6 +905,7 @@ renew(IdgenWorker *w)
 					 "the lease of workers %d-%d of region %d (generation %lld) ran out and was taken by \"%s\"",
 					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
 					 w->region, (long long) w->lease.generation, other);
+			clip_to_whole_chars(reason);
 			registry_commit();
 			idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
 			w->have_lease = false;
@@ -886,6 +927,7 @@ renew(IdgenWorker *w)
 					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
 					 w->region, (long long) w->lease.generation,
 					 "fenced or released by an operator");
+		clip_to_whole_chars(reason);
 		idgen_publish_lease_state(IDGEN_STATE_FENCED, reason);
 		w->have_lease = false;
 		ereport(WARNING, (errmsg("idgen: node fenced: %s", reason)));
