@@ -59,6 +59,7 @@
 
 #include "fleet.h"
 #include "registry.h"
+#include "utility_hook.h"
 
 /* how often the worker looks at its lease and the clock */
 #define IDGEN_TICK_MS 100
@@ -409,6 +410,8 @@ node_prepare(IdgenWorker *w)
 	bool		has_node_control = true;
 
 	local_begin("idgen: reading the node's settings");
+	/* a session's CREATE EXTENSION idgen waits for ours, or we for it */
+	idgen_lock_extension_creation();
 	spi_run("SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'idgen'",
 			0, NULL, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -418,11 +421,18 @@ node_prepare(IdgenWorker *w)
 						"idgen: creating extension idgen in database \"%s\" for the node's own tables" :
 						"idgen: creating extension idgen in database \"%s\" to hold the worker lease table",
 						idgen_database)));
-		spi_run("CREATE EXTENSION IF NOT EXISTS idgen", 0, NULL, NULL, SPI_OK_UTILITY);
+		spi_run("CREATE EXTENSION idgen", 0, NULL, NULL, SPI_OK_UTILITY);
+		/* in the same transaction: a plain CREATE EXTENSION then names us */
 		if (!w->remote)
-			queue_audit(w, "registry_created",
-						psprintf("extension idgen created in database %s by the background worker",
-								 idgen_database));
+		{
+			Oid			types[1] = {TEXTOID};
+			Datum		values[1];
+
+			values[0] = CStringGetTextDatum(psprintf("extension idgen created in database %s by the background worker",
+													 idgen_database));
+			spi_run("INSERT INTO idgen.audit_log (actor, action, detail) VALUES ('idgen lease worker', 'registry_created', $1)",
+					1, types, values, SPI_OK_INSERT);
+		}
 	}
 	else
 	{
