@@ -786,6 +786,32 @@ release_rows(IdgenWorker *w)
 	registry_exec(release_sql, 5, p);
 }
 
+/*
+ * A restore of idgen.worker_lease rows over the node's block made the node
+ * give its lease up (idgen_yield_lease): it stopped issuing then, and now
+ * gives back what is still its own of the block (marks kept) and leases
+ * anew, above the restored high-water marks.  No collision: the rows
+ * changed inside this instance, by the restore, after the node stopped.
+ * Called inside a registry unit, which the caller commits; the release
+ * waits for the restore to commit.
+ */
+static void
+lease_yielded(IdgenWorker *w)
+{
+	char		detail[200];
+
+	snprintf(detail, sizeof(detail),
+			 "the lease of workers %d-%d of region %d (generation %lld) was given up to a restore of idgen.worker_lease",
+			 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
+			 w->region, (long long) w->lease.generation);
+	ereport(LOG, (errmsg("idgen: %s; leasing anew", detail)));
+	queue_audit(w, "lease_yielded", detail);
+	w->have_lease = false;
+	w->next_attempt_mono = 0;
+	release_rows(w);
+	flush_audit(w);
+}
+
 static void
 renew(IdgenWorker *w)
 {
@@ -863,6 +889,14 @@ renew(IdgenWorker *w)
 		int64		now = idgen_wall_unix_ms();
 		bool		still_valid = now < w->lease.lease_until_unix_ms;
 		char		reason[256];
+
+		/* the rows were restored over: we stopped before the restore committed */
+		if (idgen_take_yield(w->lease.first_worker, w->lease.generation))
+		{
+			lease_yielded(w);
+			registry_commit();
+			return;
+		}
 
 		/*
 		 * Taken by another holder after our lease ended: nothing overlapped
@@ -1068,6 +1102,12 @@ tick(IdgenWorker *w)
 		if (mono >= w->next_attempt_mono)
 			flush_audit_unit(w);
 		return;
+	}
+	if (w->have_lease && idgen_take_yield(w->lease.first_worker, w->lease.generation))
+	{
+		registry_begin("idgen: giving the worker lease up to a restore");
+		lease_yielded(w);
+		registry_commit();
 	}
 	if (w->have_lease && idgen_wall_unix_ms() >= w->lease.valid_until_unix_ms)
 		lease_ran_out(w);
