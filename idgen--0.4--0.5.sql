@@ -696,6 +696,299 @@ $$;
 COMMENT ON FUNCTION @extschema@.idgen_renew_worker(integer, integer, bigint) IS 'renew an outside generator''s lease; fails once fenced or expired';
 
 
+-- =====================================================================
+-- Dump and restore: a registry database restores like any database
+-- =====================================================================
+
+/*
+ * pg_dump writes the rows of the configuration tables, and pg_restore
+ * (or psql) puts them back with COPY into a server whose background worker
+ * has already created the extension and leased its own block.  A restored
+ * row whose key the database already has is merged into it here instead of
+ * failing on the primary key; a row the database has already, unchanged,
+ * is skipped, so a dump restored twice changes nothing.  These triggers
+ * fire for every INSERT, and cost the catalog's own inserts one index
+ * lookup; pg_restore --disable-triggers bypasses them (and then fails on
+ * the keys as before).
+ */
+
+-- rows nobody ever held carry nothing: the lease functions make them on
+-- the fly, and a restore of them would only collide with the new server's
+SELECT pg_catalog.pg_extension_config_dump('idgen.worker_lease',
+    'WHERE owner IS NOT NULL OR generation > 0 OR high_water IS NOT NULL');
+
+-- retry keys come along while they live: a retry after a restore gets its
+-- batch again
+SELECT pg_catalog.pg_extension_config_dump('idgen.batch_request',
+    'WHERE expires_at > pg_catalog.now()');
+
+CREATE FUNCTION idgen.yield_lease(reason text, owner text, region integer, worker integer,
+                                  generation bigint) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'idgen_yield_lease_sql' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION idgen.yield_lease(text, text, integer, integer, bigint) IS 'this node stops issuing under its lease at once and leases anew (NULL owner: whatever it holds); false if the lease is not the node''s';
+REVOKE ALL ON FUNCTION idgen.yield_lease(text, text, integer, integer, bigint) FROM PUBLIC;
+
+/*
+ * A restored worker_lease row (NEW) for a worker the registry has a row
+ * for already (e).  Never two holders, never a mark or generation lowered:
+ *   - high_water becomes the later of the two;
+ *   - the same lease (owner and generation) keeps the later expiry;
+ *   - a restored live lease of an outside generator or of a remote node
+ *     (they renew here once they reach this server) is carried, holder,
+ *     generation and expiry, unless a live holder of this registry other
+ *     than this node has the worker (it keeps it: the restored holder is
+ *     refused at its next renewal, and a WARNING says so), or its
+ *     generation is behind the row's;
+ *   - a restored lease of a node that leased in its own instance
+ *     (node_sysid set, not remote) is history: that node never renews here;
+ *   - when this node's own running lease covers the worker it stops
+ *     issuing at once, before the restore commits, and its background
+ *     worker leases anew above the merged marks (idgen.yield_lease), so
+ *     its next IDs lie above every restored one;
+ *   - with no live holder on either side, the side with the later
+ *     generation gives the holder columns.
+ * The first restored row locks the table against every lease change
+ * (renewals included) until the restore commits, before any row is
+ * compared; a lease taken meanwhile waits, and then sees the merged rows.
+ */
+CREATE FUNCTION idgen.restore_worker_lease() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS
+$$
+DECLARE
+    e idgen.worker_lease;
+    v_now timestamptz;
+    e_live boolean;
+    e_mine boolean := false;
+    r_live boolean;
+    carry boolean;
+    merged timestamptz;
+    what text;
+BEGIN
+    LOCK TABLE idgen.worker_lease IN SHARE ROW EXCLUSIVE MODE;
+    SELECT * INTO e FROM idgen.worker_lease AS x
+    WHERE x.region = NEW.region AND x.worker = NEW.worker;
+    IF NOT FOUND THEN
+        RETURN NEW;
+    END IF;
+    merged := greatest(e.high_water, NEW.high_water);
+
+    -- the same lease, an older or newer copy of it: the later of each time
+    IF NEW.owner IS NOT NULL AND NEW.owner = e.owner AND NEW.generation = e.generation THEN
+        IF NEW.high_water > e.high_water THEN
+            PERFORM idgen.yield_lease(
+                format('a restored high-water mark of worker %s of region %s lies above this node''s: leasing anew above it',
+                       e.worker, e.region),
+                e.owner, e.region, e.worker, e.generation);
+        END IF;
+        UPDATE idgen.worker_lease AS x
+        SET high_water = merged, lease_until = greatest(x.lease_until, NEW.lease_until),
+            renewed_at = greatest(x.renewed_at, NEW.renewed_at),
+            heartbeat_at = greatest(x.heartbeat_at, NEW.heartbeat_at)
+        WHERE x.region = NEW.region AND x.worker = NEW.worker;
+        RETURN NULL;
+    END IF;
+
+    v_now := idgen.clock();
+    e_live := e.owner IS NOT NULL AND e.lease_until > v_now;
+    r_live := NEW.owner IS NOT NULL AND NEW.lease_until > v_now
+              AND (NEW.node_sysid IS NULL OR NEW.remote);
+    IF e_live THEN
+        e_mine := idgen.yield_lease(
+            format('idgen.worker_lease rows were restored over this node''s lease (worker %s of region %s, generation %s): leasing anew above the restored high-water marks',
+                   e.worker, e.region, e.generation),
+            e.owner, e.region, e.worker, e.generation);
+    END IF;
+    carry := r_live AND (NOT e_live OR e_mine)
+             AND (NEW.generation > e.generation
+                  OR (NEW.generation = e.generation AND e.owner IS NOT NULL));
+
+    IF carry OR (NOT e_live AND NEW.generation > e.generation) THEN
+        UPDATE idgen.worker_lease AS x
+        SET owner = NEW.owner, generation = NEW.generation, lease_until = NEW.lease_until,
+            high_water = merged, node_sysid = NEW.node_sysid, timeline = NEW.timeline,
+            ttl = NEW.ttl, acquired_at = NEW.acquired_at, renewed_at = NEW.renewed_at,
+            remote = NEW.remote, heartbeat_at = NEW.heartbeat_at,
+            clock_offset_ms = NEW.clock_offset_ms, node_state = NEW.node_state
+        WHERE x.region = NEW.region AND x.worker = NEW.worker;
+        what := CASE WHEN carry THEN format('the restored lease of %s (generation %s) is carried',
+                                            NEW.owner, NEW.generation)
+                     ELSE format('the restored row (generation %s) is newer', NEW.generation) END;
+    ELSE
+        UPDATE idgen.worker_lease AS x SET high_water = merged
+        WHERE x.region = NEW.region AND x.worker = NEW.worker;
+        what := format('the row (generation %s, holder %s) is kept', e.generation,
+                       coalesce(e.owner, 'none'));
+        IF r_live THEN
+            RAISE WARNING 'idgen: the restored lease of worker % of region % by "%" (generation %) is not carried',
+                          NEW.worker, NEW.region, NEW.owner, NEW.generation
+                USING DETAIL = format('The worker is held by "%s" at generation %s in this registry; the restored holder is refused at its next renewal and must lease again.',
+                                      e.owner, e.generation);
+        END IF;
+    END IF;
+    PERFORM idgen.audit('restore_merged',
+        format('region %s worker %s: %s; high-water %s -> %s%s', NEW.region, NEW.worker, what,
+               coalesce(e.high_water::text, 'none'), coalesce(merged::text, 'none'),
+               CASE WHEN e_mine THEN '; this node leases anew' ELSE '' END));
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION idgen.restore_worker_lease() IS 'trigger: a restored worker_lease row whose worker exists is merged into it: marks never lowered, never two holders';
+REVOKE ALL ON FUNCTION idgen.restore_worker_lease() FROM PUBLIC;
+CREATE TRIGGER worker_lease_restore BEFORE INSERT ON idgen.worker_lease
+    FOR EACH ROW WHEN (NEW.owner IS NOT NULL OR NEW.generation > 0 OR NEW.high_water IS NOT NULL)
+    EXECUTE FUNCTION idgen.restore_worker_lease();
+
+/*
+ * A restored layout epoch.  One this registry has already, the same, is
+ * skipped; another one under the same version is refused (IDs were issued
+ * under one of them).  A new one must not start where this registry may
+ * have issued IDs under an earlier layout already: the restore is refused
+ * if any holder's high-water mark but this node's own reaches its start,
+ * or this node has issued at or after it.  A node whose lease reaches its
+ * start stops issuing first and leases anew, reading the epochs again;
+ * renewals wait for the restore to commit (as for idgen_schedule_layout(),
+ * which checks all this and more before its insert), so none extends a
+ * lease past the start without seeing the epoch.
+ */
+CREATE FUNCTION idgen.restore_epoch() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS
+$$
+DECLARE
+    e idgen.epoch;
+    s record;
+    busy record;
+BEGIN
+    SELECT * INTO e FROM idgen.epoch AS x WHERE x.version = NEW.version;
+    IF FOUND THEN
+        IF (e.start_time, e.epoch_start, e.time_bits, e.region_bits, e.worker_bits, e.seq_bits, e.horizon)
+           IS NOT DISTINCT FROM
+           (NEW.start_time, NEW.epoch_start, NEW.time_bits, NEW.region_bits, NEW.worker_bits,
+            NEW.seq_bits, NEW.horizon) THEN
+            RETURN NULL;
+        END IF;
+        RAISE EXCEPTION 'cannot restore layout epoch %: this database has another epoch %', NEW.version, NEW.version
+            USING ERRCODE = 'unique_violation',
+                  DETAIL = format('The restored one applies from %s with %s/%s/%s region/worker/sequence bits, this one from %s with %s/%s/%s. IDs may have been issued under either, and an epoch is never rewritten.',
+                                  NEW.start_time, NEW.region_bits, NEW.worker_bits, NEW.seq_bits,
+                                  e.start_time, e.region_bits, e.worker_bits, e.seq_bits),
+                  HINT = 'Restore the registry into a server whose idgen.epoch has no layouts of its own beyond epoch 1.';
+    END IF;
+
+    -- only the node's registry: elsewhere no node issues by these rows
+    IF current_setting('idgen.database', true) IS DISTINCT FROM current_database()
+       OR coalesce(current_setting('idgen.registry', true), '') <> '' THEN
+        RETURN NEW;
+    END IF;
+    LOCK TABLE idgen.worker_lease IN SHARE ROW EXCLUSIVE MODE;
+    SELECT st.owner, st.generation, st.lease_until, st.logical_clock INTO s
+    FROM @extschema@.idgen_status() AS st;
+    IF s.lease_until IS NOT NULL AND s.lease_until >= NEW.start_time THEN
+        PERFORM idgen.yield_lease(
+            format('layout epoch %s from %s was restored: leasing anew to read it', NEW.version, NEW.start_time),
+            NULL, NULL, NULL, NULL);
+    END IF;
+    SELECT l.owner, l.region, l.worker, l.high_water INTO busy
+    FROM idgen.worker_lease AS l
+    WHERE l.high_water >= NEW.start_time
+      AND (l.owner IS DISTINCT FROM s.owner OR l.generation IS DISTINCT FROM s.generation)
+    ORDER BY l.high_water DESC LIMIT 1;
+    IF FOUND OR s.logical_clock >= NEW.start_time THEN
+        RAISE EXCEPTION 'cannot restore layout epoch % from %: this registry may have issued IDs after its start',
+                        NEW.version, NEW.start_time
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = CASE WHEN FOUND
+                                THEN format('Worker %s of region %s (holder %s) has a high-water mark of %s under the layout before it; its IDs could repeat under the restored one.',
+                                            busy.worker, busy.region, coalesce(busy.owner, 'none'), busy.high_water)
+                                ELSE format('This node has issued IDs up to %s under the layout before it; they could repeat under the restored one.',
+                                            s.logical_clock) END,
+                  HINT = 'Restore the registry into a server that has issued no IDs since the epoch''s start.';
+    END IF;
+    RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION idgen.restore_epoch() IS 'trigger: a restored epoch the registry has is skipped; a conflicting or unsafe one is refused';
+REVOKE ALL ON FUNCTION idgen.restore_epoch() FROM PUBLIC;
+CREATE TRIGGER epoch_restore BEFORE INSERT ON idgen.epoch
+    FOR EACH ROW EXECUTE FUNCTION idgen.restore_epoch();
+
+-- a restored mask key the database has already (same id and secret) is
+-- skipped; a different key under the same id fails on the primary key, as
+-- tokens of both could not unmask
+CREATE FUNCTION idgen.restore_mask_key() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS
+$$
+BEGIN
+    PERFORM 1 FROM idgen.mask_key AS k WHERE k.key_id = NEW.key_id AND k.secret = NEW.secret;
+    RETURN CASE WHEN FOUND THEN NULL ELSE NEW END;
+END
+$$;
+COMMENT ON FUNCTION idgen.restore_mask_key() IS 'trigger: a restored mask key the database has already is skipped';
+REVOKE ALL ON FUNCTION idgen.restore_mask_key() FROM PUBLIC;
+CREATE TRIGGER mask_key_restore BEFORE INSERT ON idgen.mask_key
+    FOR EACH ROW EXECUTE FUNCTION idgen.restore_mask_key();
+
+-- a restored range lease the registry has already (same range, holder,
+-- generation and key) keeps the further of the two reported progresses;
+-- any other overlap fails on the exclusion constraint: both ranges were
+-- handed out
+CREATE FUNCTION idgen.restore_range_lease() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS
+$$
+BEGIN
+    UPDATE idgen.range_lease AS l
+    SET consumed = greatest(l.consumed, NEW.consumed),
+        updated_at = greatest(l.updated_at, NEW.updated_at)
+    WHERE l.range_start = NEW.range_start AND l.range_end = NEW.range_end
+      AND l.owner = NEW.owner AND l.generation = NEW.generation
+      AND l.request_key IS NOT DISTINCT FROM NEW.request_key;
+    RETURN CASE WHEN FOUND THEN NULL ELSE NEW END;
+END
+$$;
+COMMENT ON FUNCTION idgen.restore_range_lease() IS 'trigger: a restored range lease the registry has already is merged into it';
+REVOKE ALL ON FUNCTION idgen.restore_range_lease() FROM PUBLIC;
+CREATE TRIGGER range_lease_restore BEFORE INSERT ON idgen.range_lease
+    FOR EACH ROW EXECUTE FUNCTION idgen.restore_range_lease();
+
+-- a restored retry key the database has already, with the same batch, is
+-- skipped; a different batch under the same key fails on the primary key
+-- (the unique violation idgen.keyed_batch waits for)
+CREATE FUNCTION idgen.restore_batch_request() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS
+$$
+BEGIN
+    PERFORM 1 FROM idgen.batch_request AS b
+    WHERE b.owner_role = NEW.owner_role AND b.request_key = NEW.request_key
+      AND b.width = NEW.width AND b.count = NEW.count
+      AND b.ids IS NOT DISTINCT FROM NEW.ids AND b.ids128 IS NOT DISTINCT FROM NEW.ids128;
+    RETURN CASE WHEN FOUND THEN NULL ELSE NEW END;
+END
+$$;
+COMMENT ON FUNCTION idgen.restore_batch_request() IS 'trigger: a restored retry key the database has already is skipped';
+REVOKE ALL ON FUNCTION idgen.restore_batch_request() FROM PUBLIC;
+CREATE TRIGGER batch_request_restore BEFORE INSERT ON idgen.batch_request
+    FOR EACH ROW EXECUTE FUNCTION idgen.restore_batch_request();
+
+-- a restored disable the database has already, the same, is skipped
+CREATE FUNCTION idgen.restore_node_control() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS
+$$
+BEGIN
+    PERFORM 1 FROM idgen.node_control AS n
+    WHERE n.node_sysid = NEW.node_sysid AND n.disabled_reason = NEW.disabled_reason
+      AND n.disabled_at = NEW.disabled_at AND n.disabled_by = NEW.disabled_by;
+    RETURN CASE WHEN FOUND THEN NULL ELSE NEW END;
+END
+$$;
+COMMENT ON FUNCTION idgen.restore_node_control() IS 'trigger: a restored node_control row the database has already is skipped';
+REVOKE ALL ON FUNCTION idgen.restore_node_control() FROM PUBLIC;
+CREATE TRIGGER node_control_restore BEFORE INSERT ON idgen.node_control
+    FOR EACH ROW EXECUTE FUNCTION idgen.restore_node_control();
+
+/*
+ * Range leases: the generation comes from idgen.range_generation, which a
+ * restored dump sets back to its own value; it never goes below a
+ * generation a lease of this registry already has.  Otherwise as in 0.3.
+ */
 -- ---------------------------------------------------------------------
 -- Names and keys are printable text.  An owner's name is quoted in
 -- idgen_status(), idgen.fleet, the audit log and the server log, a request
@@ -768,6 +1061,14 @@ BEGIN
     range_start := next_start;
     range_end := next_start + count - 1;
     generation := pg_catalog.nextval('idgen.range_generation');
+    -- a restore's SEQUENCE SET may have put the counter back below leases
+    -- made since: a fencing token is never handed out twice
+    SELECT greatest(idgen_lease_range.generation, pg_catalog.max(l.generation) + 1)
+      INTO generation
+    FROM idgen.range_lease AS l;
+    IF generation > pg_catalog.currval('idgen.range_generation') THEN
+        PERFORM pg_catalog.setval('idgen.range_generation', generation);
+    END IF;
     INSERT INTO idgen.range_lease (range_start, range_end, owner, generation, request_key)
     VALUES (range_start, range_end, owner, generation, request_key);
     PERFORM idgen.audit('range_leased',

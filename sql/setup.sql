@@ -52,9 +52,9 @@ SELECT * FROM idgen.default_layout();
 SELECT horizon = epoch_start + (2::numeric ^ 41 / 1000) * interval '1 second' AS horizon_is_2_pow_41_ms
 FROM idgen.default_layout();
 
--- pg_dump keeps layouts added after installation, the registry tables, the
--- leased ranges and their fencing counter; not idgen.batch_request, whose
--- rows live for idgen.request_retention only
+-- pg_dump keeps layouts added after installation, the registry tables
+-- (worker rows someone held), the leased ranges and their fencing counter,
+-- and the retry keys that still live
 SELECT u.config::regclass AS config_table, c.relkind, u.condition
 FROM pg_extension e, unnest(e.extconfig, e.extcondition) WITH ORDINALITY AS u(config, condition, n)
 JOIN pg_class c ON c.oid = u.config

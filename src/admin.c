@@ -67,3 +67,32 @@ idgen_set_disabled(PG_FUNCTION_ARGS)
 	idgen_wake_bgworker();
 	PG_RETURN_VOID();
 }
+
+/*
+ * idgen.yield_lease(reason, owner, region, worker, generation): a restore
+ * of the registry's rows over the node's running lease stops the node at
+ * once (see idgen_yield_lease); false when that lease is not the node's,
+ * or idgen is not preloaded.  A NULL owner means whatever the node holds.
+ */
+PG_FUNCTION_INFO_V1(idgen_yield_lease_sql);
+Datum
+idgen_yield_lease_sql(PG_FUNCTION_ARGS)
+{
+	char	   *reason;
+	char	   *owner = NULL;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("a reason is required to give up a lease")));
+	reason = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	if (!PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
+			PG_RETURN_BOOL(false);
+		owner = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	}
+	PG_RETURN_BOOL(idgen_yield_lease(owner, owner ? PG_GETARG_INT32(2) : 0,
+									 owner ? PG_GETARG_INT32(3) : 0,
+									 owner ? PG_GETARG_INT64(4) : 0, reason));
+}

@@ -61,6 +61,7 @@
 #include "auditq.h"
 #include "fleet.h"
 #include "registry.h"
+#include "utility_hook.h"
 
 /* how often the worker looks at its lease and the clock */
 #define IDGEN_TICK_MS 100
@@ -449,6 +450,8 @@ node_prepare(IdgenWorker *w)
 	bool		has_node_control = true;
 
 	local_begin("idgen: reading the node's settings");
+	/* a session's CREATE EXTENSION idgen waits for ours, or we for it */
+	idgen_lock_extension_creation();
 	spi_run("SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'idgen'",
 			0, NULL, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -458,11 +461,18 @@ node_prepare(IdgenWorker *w)
 						"idgen: creating extension idgen in database \"%s\" for the node's own tables" :
 						"idgen: creating extension idgen in database \"%s\" to hold the worker lease table",
 						idgen_database)));
-		spi_run("CREATE EXTENSION IF NOT EXISTS idgen", 0, NULL, NULL, SPI_OK_UTILITY);
+		spi_run("CREATE EXTENSION idgen", 0, NULL, NULL, SPI_OK_UTILITY);
+		/* in the same transaction: a plain CREATE EXTENSION then names us */
 		if (!w->remote)
-			queue_audit(w, "registry_created",
-						psprintf("extension idgen created in database %s by the background worker",
-								 idgen_database));
+		{
+			Oid			types[1] = {TEXTOID};
+			Datum		values[1];
+
+			values[0] = CStringGetTextDatum(psprintf("extension idgen created in database %s by the background worker",
+													 idgen_database));
+			spi_run("INSERT INTO idgen.audit_log (actor, action, detail) VALUES ('idgen lease worker', 'registry_created', $1)",
+					1, types, values, SPI_OK_INSERT);
+		}
 	}
 	else
 	{
@@ -816,6 +826,32 @@ release_rows(IdgenWorker *w)
 	registry_exec(release_sql, 5, p);
 }
 
+/*
+ * A restore of idgen.worker_lease rows over the node's block made the node
+ * give its lease up (idgen_yield_lease): it stopped issuing then, and now
+ * gives back what is still its own of the block (marks kept) and leases
+ * anew, above the restored high-water marks.  No collision: the rows
+ * changed inside this instance, by the restore, after the node stopped.
+ * Called inside a registry unit, which the caller commits; the release
+ * waits for the restore to commit.
+ */
+static void
+lease_yielded(IdgenWorker *w)
+{
+	char		detail[200];
+
+	snprintf(detail, sizeof(detail),
+			 "the lease of workers %d-%d of region %d (generation %lld) was given up to a restore of idgen.worker_lease",
+			 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
+			 w->region, (long long) w->lease.generation);
+	ereport(LOG, (errmsg("idgen: %s; leasing anew", detail)));
+	queue_audit(w, "lease_yielded", detail);
+	w->have_lease = false;
+	w->next_attempt_mono = 0;
+	release_rows(w);
+	flush_audit(w);
+}
+
 static void
 renew(IdgenWorker *w)
 {
@@ -893,6 +929,14 @@ renew(IdgenWorker *w)
 		int64		now = idgen_wall_unix_ms();
 		bool		still_valid = now < w->lease.lease_until_unix_ms;
 		char		reason[256];
+
+		/* the rows were restored over: we stopped before the restore committed */
+		if (idgen_take_yield(w->lease.first_worker, w->lease.generation))
+		{
+			lease_yielded(w);
+			registry_commit();
+			return;
+		}
 
 		/*
 		 * Taken by another holder after our lease ended: nothing overlapped
@@ -1100,6 +1144,12 @@ tick(IdgenWorker *w)
 		if (mono >= w->next_attempt_mono)
 			flush_audit_unit(w);
 		return;
+	}
+	if (w->have_lease && idgen_take_yield(w->lease.first_worker, w->lease.generation))
+	{
+		registry_begin("idgen: giving the worker lease up to a restore");
+		lease_yielded(w);
+		registry_commit();
 	}
 	if (w->have_lease && idgen_wall_unix_ms() >= w->lease.valid_until_unix_ms)
 		lease_ran_out(w);

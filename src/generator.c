@@ -132,6 +132,9 @@ typedef struct IdgenShared
 	 * must still bind that epoch once it begins.
 	 */
 	int64		issued_floor_unix_ms;
+	/* a lease given up under a restore (idgen_yield_lease); 0: none */
+	int			yielded_first_worker;
+	int64		yielded_generation;
 
 	/* off the fast path */
 	pg_atomic_uint64 seq_exhaustions;
@@ -1132,6 +1135,14 @@ idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 		lease->valid_until_unix_ms : 0;
 	cfg->hw_ms = lease->hw_unix_ms - cfg->epoch_unix_ms;
 	idgen_set_limit(cfg);
+	/* a renewal that raced a restore must not bring a yielded lease back */
+	if (lease->generation == sh->yielded_generation &&
+		lease->first_worker == sh->yielded_first_worker)
+	{
+		state = IDGEN_STATE_WAITING_FOR_LEASE;
+		reason = sh->reason;
+		cfg->valid_until_unix_ms = 0;
+	}
 
 	/*
 	 * Start strictly above everything issued under earlier leases, in this
@@ -1142,7 +1153,8 @@ idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 	current = idgen_epochs_version(&sh->epochs.list, cfg->epoch_version);
 	idgen_raise_tick_floor(sh, current != NULL ? current->start_unix_ms : 0);
 	sh->lease_state = state;
-	strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
+	if (reason != sh->reason)
+		strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
 	idgen_config_end();
 }
 
@@ -1182,6 +1194,70 @@ idgen_publish_lease_state(IdgenState state, const char *reason)
 	idgen_config_end();
 	if (state == IDGEN_STATE_FENCED)
 		pg_atomic_fetch_add_u64(&sh->fencing_events, 1);
+}
+
+/*
+ * idgen.worker_lease rows were restored over this node's running lease
+ * (idgen.restore_worker_lease): the restored marks may lie above what the
+ * node issues, or the restored holder may be live.  If owner and
+ * generation name the lease the node holds now, and it covers (region,
+ * worker), stop issuing under it at once, before the restore commits; the
+ * background worker then leases anew, above the marks.  A NULL owner means
+ * whatever lease the node holds.  Returns whether a lease was given up.
+ */
+bool
+idgen_yield_lease(const char *owner, int region, int worker, int64 generation,
+				  const char *reason)
+{
+	IdgenShared *sh = idgen_shared;
+	IdgenConfig *cfg;
+	bool		held;
+
+	if (sh == NULL)
+		return false;
+	cfg = &sh->config;
+	idgen_config_begin();
+	held = cfg->first_worker >= 0 && cfg->generation > 0 &&
+		(owner == NULL ||
+		 (cfg->generation == generation && cfg->region == region &&
+		  worker >= cfg->first_worker &&
+		  worker < cfg->first_worker + cfg->worker_count &&
+		  strcmp(sh->owner, owner) == 0));
+	if (held)
+	{
+		sh->yielded_first_worker = cfg->first_worker;
+		sh->yielded_generation = cfg->generation;
+		cfg->valid_until_unix_ms = 0;
+		if (sh->lease_state == IDGEN_STATE_ACTIVE ||
+			sh->lease_state == IDGEN_STATE_CLOCK_SKEW)
+		{
+			sh->lease_state = IDGEN_STATE_WAITING_FOR_LEASE;
+			strlcpy(sh->reason, reason, sizeof(sh->reason));
+		}
+	}
+	idgen_config_end();
+	if (held)
+		idgen_wake_bgworker();
+	return held;
+}
+
+/*
+ * For the background worker: was this lease given up to a restore?  The
+ * worker then drops it, so the note is cleared: every later lease is a new
+ * acquisition.
+ */
+bool
+idgen_take_yield(int first_worker, int64 generation)
+{
+	bool		yielded;
+
+	SpinLockAcquire(&idgen_shared->config_lock);
+	yielded = idgen_shared->yielded_generation == generation &&
+		idgen_shared->yielded_first_worker == first_worker;
+	if (yielded)
+		idgen_shared->yielded_generation = 0;
+	SpinLockRelease(&idgen_shared->config_lock);
+	return yielded;
 }
 
 IdgenState

@@ -7,6 +7,7 @@
 
 #include "fleet.h"
 #include "layout.h"
+#include "utility_hook.h"
 
 PG_MODULE_MAGIC;
 
@@ -195,4 +196,5 @@ _PG_init(void)
 	idgen_shmem_request();
 	idgen_stats_shmem_request();
 	idgen_register_bgworker();
+	idgen_install_utility_hook();
 }

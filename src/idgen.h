@@ -149,6 +149,9 @@ extern void idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 extern void idgen_publish_renewal(int64 lease_until_unix_ms,
 								  int64 valid_until_unix_ms, int64 hw_unix_ms);
 extern void idgen_publish_lease_state(IdgenState state, const char *reason);
+extern bool idgen_yield_lease(const char *owner, int region, int worker,
+							  int64 generation, const char *reason);
+extern bool idgen_take_yield(int first_worker, int64 generation);
 extern IdgenState idgen_lease_state(void);
 extern bool idgen_operator_disabled(void);
 extern void idgen_set_operator_disabled(bool disabled, const char *reason);
