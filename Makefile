@@ -16,7 +16,7 @@ DATA = $(wildcard idgen--*.sql)
 $(OBJS): $(wildcard src/*.h)
 PGFILEDESC = "idgen - unique, time-sortable IDs"
 
-REGRESS      = setup idgen_type idgen_generate idgen_clock idgen128 idgen_batch_key idgen_mask idgen_time idgen_convert idgen_stats idgen_layout upgrade
+REGRESS      = setup idgen_type idgen_generate idgen_clock idgen128 idgen_batch_key idgen_mask idgen_time idgen_convert idgen_stats idgen_layout idgen_errors upgrade
 REGRESS_OPTS = --load-extension=idgen
 ISOLATION    = generate_concurrent batch_key_concurrent mask_rotation
 ISOLATION_OPTS = --inputdir=test

@@ -336,6 +336,20 @@ $$;
  * exists only here; for a row this instance's own node leased, only from
  * the same timeline, as after a promotion the old primary may still renew
  * it in its own copy of this table.
+ *
+ * Such a row stays taken however long ago its lease ended and its mark
+ * passed.  Our copy stopped at the promotion; an old primary that still
+ * runs (a split brain) renews the row in its own copy and keeps issuing at
+ * its current time, so its IDs go on past both the lease end and the mark
+ * we see, and starting above that mark (start_after) would not keep ours
+ * apart from its.  Even a dead old primary may have renewed, and issued,
+ * after the last change that reached us.  Nothing in this table tells a
+ * dead old primary from a live one, so each unclean failover leaves its
+ * block behind, and enough of them fill the region: the background worker
+ * then names those blocks in idgen_status().reason.  Only an operator who
+ * knows an old primary is gone for good frees its rows, with
+ * idgen_fence_worker(), idgen.max_drift after its last ID; the next lease
+ * of them starts above their marks.
  */
 DROP FUNCTION idgen.acquire_node_lease(text, text, integer, integer, integer, integer, integer, timestamptz, interval, timestamptz, timestamptz, interval);
 CREATE FUNCTION idgen.acquire_node_lease(

@@ -87,7 +87,7 @@ DO $$
 BEGIN
     PERFORM idgen_next();
     RAISE NOTICE 'idgen_next() issued an ID 5 s behind the logical clock';
-EXCEPTION WHEN object_not_in_prerequisite_state THEN
+EXCEPTION WHEN SQLSTATE 'IR001' THEN
     RAISE NOTICE 'idgen_next() refused';
 END
 $$;

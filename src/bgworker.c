@@ -747,13 +747,36 @@ try_acquire(IdgenWorker *w)
 	if (lease.first_worker < 0)
 	{
 		char		reason[256];
+		int			stale = 0;
 
+		/*
+		 * Blocks this system leased on earlier timelines stay taken for good
+		 * (see idgen.acquire_node_lease): after enough failovers they are
+		 * what fills the region, and only an operator can free them.
+		 */
+		if (idgen_worker_id < 0 && !w->remote && fleet)
+		{
+			const char *q[4];
+
+			q[0] = int_text(w->region);
+			q[1] = w->sysid;
+			q[2] = int_text(w->timeline);
+			q[3] = int_text(w->worker_count);
+			stale = (int) text_int(registry_value(registry_exec(
+				"SELECT count(DISTINCT l.worker / $4::integer) FROM idgen.worker_lease AS l "
+				"WHERE l.region = $1::integer AND l.node_sysid = $2 AND l.timeline <> $3::integer "
+				"AND l.owner IS NOT NULL AND NOT l.remote", 4, q), 0, 0));
+		}
 		snprintf(reason, sizeof(reason),
 				 idgen_worker_id >= 0 ?
 				 "worker block %d of region %d is leased by another owner or not yet expired" :
 				 "no free block of %d worker ids in region %d",
 				 idgen_worker_id >= 0 ? idgen_worker_id : w->worker_count,
 				 w->region);
+		if (stale > 0)
+			snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+					 "; blocks held by this node's earlier timelines: %d of %d (an old primary may still run on one); free those of primaries gone for good with idgen_fence_worker()",
+					 stale, (1 << w->worker_bits) / w->worker_count);
 		flush_audit(w);
 		registry_commit();
 		w->backoff_ms = 0;

@@ -50,6 +50,7 @@
 #include "utils/tuplestore.h"
 
 #include "epochs.h"
+#include "errcodes.h"
 #include "registry.h"
 #include "tick.h"
 
@@ -459,14 +460,17 @@ idgen_refuse_state(IdgenState state)
 	{
 		case IDGEN_STATE_DISABLED:
 			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					(errcode(idgen_shared->config_broken ?
+							 IDGEN_ERRCODE_MISCONFIGURED : IDGEN_ERRCODE_DISABLED),
 					 errmsg("idgen is disabled on this node"),
 					 errdetail("Reason: %s", reason[0] ? reason : "not given."),
+					 idgen_shared->config_broken ?
+					 errhint("Fix the settings and restart the server; idgen_enable() cannot override them.") :
 					 errhint("Fix the cause, then run idgen_enable().")));
 			break;
 		case IDGEN_STATE_FENCED:
 			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					(errcode(IDGEN_ERRCODE_FENCED),
 					 errmsg("idgen is fenced on this node: its worker lease was taken away"),
 					 errdetail("%s", reason[0] ? reason : "The lease's generation changed."),
 					 errhint("Check idgen.collision and idgen.audit_log, then run idgen_enable() to lease a new worker id.")));
@@ -474,7 +478,7 @@ idgen_refuse_state(IdgenState state)
 		case IDGEN_STATE_STARTING:
 		case IDGEN_STATE_WAITING_FOR_LEASE:
 			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					(errcode(IDGEN_ERRCODE_NO_LEASE),
 					 errmsg("idgen has no valid worker lease"),
 					 errdetail("Reason: %s", reason[0] ? reason : "no lease yet."),
 					 errhint("The background worker leases a worker id from the registry (%s); see idgen_status() and the server log.",
@@ -482,7 +486,7 @@ idgen_refuse_state(IdgenState state)
 			break;
 		case IDGEN_STATE_CLOCK_SKEW:
 			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					(errcode(IDGEN_ERRCODE_CLOCK_SKEW),
 					 errmsg("idgen stopped issuing: this node's clock is too far from the registry's"),
 					 errdetail("Reason: %s", reason),
 					 errhint("Synchronise the node's clock with the registry's (NTP); issuing resumes by itself once the clocks agree within idgen.max_skew.")));
@@ -536,11 +540,57 @@ idgen_refuse_horizon(int64 horizon_ms)
 {
 	pg_atomic_fetch_add_u64(&idgen_shared->clock_refusals, 1);
 	ereport(ERROR,
-			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			(errcode(IDGEN_ERRCODE_HORIZON),
 			 errmsg("idgen time field is exhausted"),
 			 errdetail("The current layout's time field ends at %lld ms after its epoch; IDs past it would wrap.",
 					   (long long) horizon_ms),
 			 errhint("IDs need a layout with a later horizon; until then this node cannot issue.")));
+}
+
+/*
+ * A reservation that would run past the horizon while the clock is still
+ * before it: no high-water mark and no wait can make it fit.
+ */
+static void
+idgen_refuse_batch_horizon(uint64 count, int epoch_version, int64 left_ms,
+						   int64 past_ms)
+{
+	pg_atomic_fetch_add_u64(&idgen_shared->clock_refusals, 1);
+	ereport(ERROR,
+			(errcode(IDGEN_ERRCODE_HORIZON),
+			 errmsg_plural("cannot reserve %llu ID before the layout's time field runs out",
+						   "cannot reserve %llu IDs before the layout's time field runs out",
+						   (unsigned long) count, (unsigned long long) count),
+			 errdetail_plural("The time field of layout epoch %d runs out in %lld ms, at its horizon; this ID would lie %lld ms past it, where it would wrap.",
+							  "The time field of layout epoch %d runs out in %lld ms, at its horizon; these IDs would run %lld ms past it, where they would wrap.",
+							  (unsigned long) count,
+							  epoch_version, (long long) left_ms, (long long) past_ms),
+			 errhint("Ask for fewer IDs at a time; to issue past the horizon the node needs a layout with a later one (idgen_schedule_layout()).")));
+}
+
+/*
+ * A reservation that does not fit before the next layout epoch, which
+ * begins further away than a call may wait.  The clock is not at fault:
+ * one call's IDs are all made under one layout, so they wait for the next.
+ */
+static void
+idgen_refuse_switch(uint64 count, int epoch_version, int64 need_ms,
+					int64 past_ms, int waited_ms)
+{
+	pg_atomic_fetch_add_u64(&idgen_shared->clock_refusals, 1);
+	ereport(ERROR,
+			(errcode(IDGEN_ERRCODE_LAYOUT_SWITCH),
+			 errmsg_plural("cannot reserve %llu ID before the switch to layout epoch %d",
+						   "cannot reserve %llu IDs before the switch to layout epoch %d",
+						   (unsigned long) count, (unsigned long long) count,
+						   epoch_version + 1),
+			 errdetail_plural("It would end %lld ms past the last millisecond of layout epoch %d, and one call's IDs never span two layouts; epoch %d begins in %lld ms, and a call waits at most idgen.max_clock_wait (%d ms; this one waited %d ms).",
+							  "They would end %lld ms past the last millisecond of layout epoch %d, and one call's IDs never span two layouts; epoch %d begins in %lld ms, and a call waits at most idgen.max_clock_wait (%d ms; this one waited %d ms).",
+							  (unsigned long) count,
+							  (long long) past_ms, epoch_version, epoch_version + 1,
+							  (long long) need_ms, idgen_max_clock_wait_ms, waited_ms),
+			 errhint("Retry once layout epoch %d has begun, or ask for fewer IDs at a time.",
+					 epoch_version + 1)));
 }
 
 static void
@@ -548,7 +598,7 @@ idgen_refuse_clock(int64 behind_ms, int waited_ms)
 {
 	pg_atomic_fetch_add_u64(&idgen_shared->clock_refusals, 1);
 	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			(errcode(IDGEN_ERRCODE_CLOCK_BEHIND),
 			 errmsg("system clock is %lld ms behind the idgen logical clock",
 					(long long) behind_ms),
 			 errdetail("IDs may run at most idgen.max_drift (%d ms) ahead of the wall clock, and this call waited %d ms of idgen.max_clock_wait (%d ms).",
@@ -573,7 +623,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 	/* once out of recovery a backend never goes back: ask only until then */
 	if (unlikely(!recovery_over) && !(recovery_over = !RecoveryInProgress()))
 		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				(errcode(IDGEN_ERRCODE_RECOVERY),
 				 errmsg("cannot generate idgen IDs during recovery"),
 				 errdetail("A standby holds no worker lease, so its IDs could repeat the primary's."),
 				 errhint("Generate IDs on the primary.")));
@@ -589,6 +639,8 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 		pg_atomic_uint64 *tick;
 		IdgenReservation res;
 		IdgenTickResult r;
+		int64		end_ms;
+		int64		epoch_end_ms;
 
 		idgen_read_config_part(&cfg, IDGEN_HOT_CONFIG_SIZE, &seq);
 		if (unlikely(cfg.state != IDGEN_STATE_ACTIVE))
@@ -613,7 +665,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 		/* time before the range space's end is not ours to generate */
 		if (unlikely(now_unix < IDGEN_RANGE_SPACE_END_UNIX_MS))
 			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					(errcode(IDGEN_ERRCODE_CLOCK_INVALID),
 					 errmsg("system clock is before 2026-01-01"),
 					 errdetail("IDs of earlier times are reserved for numeric ranges (idgen_lease_range), so idgen does not generate them."),
 					 errhint("Set the system clock correctly.")));
@@ -638,7 +690,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 			pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
 			idgen_read_config(&cfg, &seq);
 			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					(errcode(IDGEN_ERRCODE_NO_LEASE),
 					 errmsg("idgen worker lease was not renewed in time"),
 					 errdetail("The lease of workers %d-%d (generation %lld) stopped being valid %lld ms ago.",
 							   cfg.first_worker, cfg.first_worker + cfg.worker_count - 1,
@@ -698,7 +750,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 				break;
 			case IDGEN_TICK_BEFORE_EPOCH:
 				ereport(ERROR,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						(errcode(IDGEN_ERRCODE_CLOCK_INVALID),
 						 errmsg("system clock is before the idgen epoch"),
 						 errdetail("The clock reads %lld ms since the Unix epoch; the layout's time field starts at %lld.",
 								   (long long) now_unix,
@@ -706,13 +758,17 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 						 errhint("Set the system clock correctly.")));
 				break;
 			case IDGEN_TICK_LIMIT:
-				if (cfg.switch_at_unix_ms != PG_INT64_MAX &&
-					cfg.limit_ms == cfg.switch_at_unix_ms - 1 - cfg.epoch_unix_ms)
+				/* which limit: the next epoch, the horizon, or the mark */
+				end_ms = idgen_tick_end_ms(old, now_ms, cfg.counter_bits, count);
+				epoch_end_ms = cfg.switch_at_unix_ms == PG_INT64_MAX ? PG_INT64_MAX :
+					cfg.switch_at_unix_ms - 1 - cfg.epoch_unix_ms;
+				if (end_ms > epoch_end_ms && epoch_end_ms <= cfg.horizon_ms)
 				{
 					/*
-					 * The logical clock has used up the old layout's last
-					 * millisecond: wait for the wall clock to reach the new
-					 * one, as for any clock that runs behind.
+					 * The reservation needs time past the old layout's last
+					 * millisecond, and one call's IDs are all of one layout:
+					 * wait for the wall clock to reach the new one, as for
+					 * any clock that runs behind, whatever the mark says.
 					 */
 					int64		need_ms = cfg.switch_at_unix_ms - now_unix;
 					int64		now_mono = idgen_monotonic_ms();
@@ -721,7 +777,8 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 					if (waited_ms + need_ms > idgen_max_clock_wait_ms)
 					{
 						pg_atomic_fetch_add_u64(&sh->clock_wait_ms, waited_ms);
-						idgen_refuse_clock(need_ms, waited_ms);
+						idgen_refuse_switch(count, cfg.epoch_version, need_ms,
+											end_ms - epoch_end_ms, waited_ms);
 					}
 					if (wait_started < 0)
 					{
@@ -732,6 +789,11 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 					CHECK_FOR_INTERRUPTS();
 					break;
 				}
+				/* past the horizon no mark, and no wait, can help */
+				if (end_ms > cfg.horizon_ms && end_ms != PG_INT64_MAX)
+					idgen_refuse_batch_horizon(count, cfg.epoch_version,
+											   cfg.horizon_ms + 1 - now_ms,
+											   end_ms - cfg.horizon_ms);
 				if (cfg.hw_ms < cfg.horizon_ms)
 				{
 					/* the durable high-water mark is behind: ask for more */
@@ -748,7 +810,7 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 						continue;
 					pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
 					ereport(ERROR,
-							(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+							(errcode(IDGEN_ERRCODE_HIGH_WATER),
 							 errmsg("idgen high-water mark was not raised in time"),
 							 cfg.hw_ms >= now_ms ?
 							 errdetail("IDs are issued only up to a time made durable in idgen.worker_lease first; it stands %lld ms ahead of the clock, too little for this request.",

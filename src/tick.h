@@ -94,4 +94,11 @@ idgen_tick_reserve(uint64_t last_tick, int64_t now_ms, int counter_bits,
 extern int64_t idgen_tick_fits_at(uint64_t last_tick, int counter_bits,
 								  uint64_t count, int64_t max_ahead_ms);
 
+/*
+ * The millisecond a LIMIT reservation would have ended in, so the caller
+ * can tell which limit stopped it; INT64_MAX past the tick ceiling.
+ */
+extern int64_t idgen_tick_end_ms(uint64_t last_tick, int64_t now_ms,
+								 int counter_bits, uint64_t count);
+
 #endif							/* IDGEN_TICK_H */

@@ -6,7 +6,7 @@
 #   - a step back within idgen.max_drift: IDs keep ascending, borrowing time
 #     ahead of the clock, and the rollback is counted;
 #   - a step back beyond max_drift + max_clock_wait: idgen_next() refuses
-#     with 55000 instead of issuing an ID that could repeat;
+#     with IR001 instead of issuing an ID that could repeat;
 #   - a step back that the clock makes up within max_clock_wait: the call
 #     waits, then issues an ID above every earlier one.
 #
@@ -178,16 +178,16 @@ isnt($ret, 0, '5 s back: idgen_next() fails');
 is($stdout, 'clock_behind', 'idgen_status() reports the state clock_behind');
 like(
 	$stderr,
-	qr/ERROR:  55000: system clock is \d+ ms behind the idgen logical clock/,
-	'5 s back: idgen_next() raises 55000 "system clock is ... behind"');
+	qr/ERROR:  IR001: system clock is \d+ ms behind the idgen logical clock/,
+	'5 s back: idgen_next() raises IR001 "system clock is ... behind"');
 
 ($ret, $stdout, $stderr) = $node->psql('postgres',
 	"\\set VERBOSITY verbose\n" . $pin . "SELECT * FROM idgen_next_batch(3);\n");
 isnt($ret, 0, '5 s back: idgen_next_batch() fails too');
 like(
 	$stderr,
-	qr/ERROR:  55000: system clock is \d+ ms behind the idgen logical clock/,
-	'5 s back: idgen_next_batch() raises 55000 as well');
+	qr/ERROR:  IR001: system clock is \d+ ms behind the idgen logical clock/,
+	'5 s back: idgen_next_batch() raises IR001 as well');
 
 is($node->safe_psql('postgres', q{SELECT count(*) FROM issued WHERE phase = 'back5000'}),
 	'0', 'nothing was issued while refusing');
@@ -273,8 +273,10 @@ foreach my $call ('idgen_next()', 'idgen_next_batch(1)')
 	isnt($ret, 0, "disabled node: $call fails");
 	like(
 		$stderr,
-		qr/ERROR:  55000: idgen is disabled on this node/,
-		"disabled node: $call raises 55000");
+		qr/ERROR:  IA003: idgen is disabled on this node/,
+		"disabled node: $call raises IA003, invalid settings");
+	like($stderr, qr/HINT:  Fix the settings and restart the server/,
+		"disabled node: $call does not offer idgen_enable()");
 	like($stderr, qr/DETAIL:  Reason: .*worker/,
 		"disabled node: $call says why");
 }

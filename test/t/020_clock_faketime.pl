@@ -13,7 +13,7 @@
 #   4. the same as 3 with idgen.test_clock_offset instead of libfaketime
 #
 # Every call either returns an ID above all earlier ones or is refused with
-# 55000 while the logical clock is too far ahead; the refusal shows as state
+# IR001 while the logical clock is too far ahead; the refusal shows as state
 # clock_behind in idgen_status(); in 1 and 2 the background worker counts
 # and audits the step back (and the jump forward when the clock is put
 # right); once the clock is right again issuing resumes where it left off.  Every ID goes into one table with an order
@@ -182,7 +182,7 @@ is(status('state')->{state}, 'active', 'node is active');
 clock_is_off_by(0, 'libfaketime at +0');
 
 # draw(phase, count): count single calls of idgen_next(), each in its own
-# subtransaction.  An ID goes into issued; a refusal with 55000 goes into
+# subtransaction.  An ID goes into issued; a refusal with IR001 goes into
 # refusal with the state idgen_status() reported right then; any other
 # error aborts the test.  Returns "issued|refused".
 $node->safe_psql(
@@ -200,7 +200,7 @@ BEGIN
         BEGIN
             INSERT INTO issued (id, phase) VALUES (idgen_next(), p_phase);
             ok := ok + 1;
-        EXCEPTION WHEN object_not_in_prerequisite_state THEN
+        EXCEPTION WHEN SQLSTATE 'IR001' THEN
             INSERT INTO refusal (phase, sqlstate, message, state, drift_ms)
             SELECT p_phase, SQLSTATE, SQLERRM, s.state, s.drift_ms FROM idgen_status() AS s;
             refused := refused + 1;
@@ -240,7 +240,7 @@ sub refusals_are_clock_behind
 	is( $node->safe_psql(
 			'postgres', qq{
 SELECT count(*) > 0
-   AND bool_and(sqlstate = '55000')
+   AND bool_and(sqlstate = 'IR001')
    AND bool_and(message ~ '^system clock is \\d+ ms behind the idgen logical clock\$')
    AND bool_and(state = 'clock_behind')
 FROM refusal WHERE phase = '$phase'}),
@@ -271,15 +271,15 @@ ok( $node->poll_query_until(
 my ($issued, $refused) = split /\|/, draw('back_5s', 20);
 cmp_ok($refused, '>', 0, "5 s back: calls are refused ($refused of 20)");
 refusals_are_clock_behind('back_5s',
-	'5 s back: every refusal is 55000 "system clock is ... behind", state clock_behind'
+	'5 s back: every refusal is IR001 "system clock is ... behind", state clock_behind'
 );
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
 	"\\set VERBOSITY verbose\nSELECT state FROM idgen_status();\nSELECT idgen_next();");
 is($stdout, 'clock_behind', '5 s back: idgen_status() reports clock_behind');
 like(
 	$stderr,
-	qr/ERROR:  55000: system clock is \d+ ms behind the idgen logical clock/,
-	'5 s back: a plain SELECT idgen_next() fails with 55000');
+	qr/ERROR:  IR001: system clock is \d+ ms behind the idgen logical clock/,
+	'5 s back: a plain SELECT idgen_next() fails with IR001');
 cmp_ok(status('clock_refusals')->{clock_refusals},
 	'>', $s0->{clock_refusals}, '5 s back: idgen_status() counted the refusals');
 ok($node->poll_query_until($registry, audited_steps('clock_step_back', 4500, 5500)),
@@ -312,7 +312,7 @@ ok( $node->poll_query_until(
 ($issued, $refused) = split /\|/, draw('back_1h', 20);
 is("$issued|$refused", '0|20', '1 h back: every call is refused');
 refusals_are_clock_behind('back_1h',
-	'1 h back: every refusal is 55000 "system clock is ... behind", state clock_behind'
+	'1 h back: every refusal is IR001 "system clock is ... behind", state clock_behind'
 );
 my $s = status('state', 'drift_ms');
 is($s->{state}, 'clock_behind', '1 h back: idgen_status() reports clock_behind');
@@ -362,14 +362,14 @@ cmp_ok($s->{hw_ahead}, '>', 3500,
 ($issued, $refused) = split /\|/, draw('restart_1h', 20);
 is("$issued|$refused", '0|20', 'restarted at -1h: every call is refused');
 refusals_are_clock_behind('restart_1h',
-	'restarted at -1h: every refusal is 55000 "system clock is ... behind", state clock_behind'
+	'restarted at -1h: every refusal is IR001 "system clock is ... behind", state clock_behind'
 );
 ($ret, $stdout, $stderr) =
   $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT idgen_next();");
 like(
 	$stderr,
-	qr/ERROR:  55000: system clock is \d+ ms behind the idgen logical clock/,
-	'restarted at -1h: a plain SELECT idgen_next() fails with 55000');
+	qr/ERROR:  IR001: system clock is \d+ ms behind the idgen logical clock/,
+	'restarted at -1h: a plain SELECT idgen_next() fails with IR001');
 
 set_fake_offset('+0');
 clock_is_off_by(0, 'libfaketime back at +0 after the restart');
@@ -401,7 +401,7 @@ cmp_ok($s->{drift_ms}, '>', 3_500_000,
 ($issued, $refused) = split /\|/, draw('guc_1h', 20);
 is("$issued|$refused", '0|20', 'test GUC 1 h back: every call is refused');
 refusals_are_clock_behind('guc_1h',
-	'test GUC 1 h back: every refusal is 55000 "system clock is ... behind", state clock_behind'
+	'test GUC 1 h back: every refusal is IR001 "system clock is ... behind", state clock_behind'
 );
 
 # take the setting out of postgresql.conf again and reload

@@ -2,7 +2,7 @@
 # keeps running (split brain)
 #
 # A standby holds no worker lease: it reports state "recovery" and refuses
-# to issue with 55000.  Before the promotion the standby is cut off the
+# to issue with 25006, as PostgreSQL refuses any write on a standby.  Before the promotion the standby is cut off the
 # primary until its copy of the primary's lease (idgen.lease_ttl = 2s) has
 # expired, while the primary goes on renewing it in its own registry.  Once
 # promoted, the standby's background worker starts, finds those expired
@@ -78,8 +78,8 @@ foreach my $call ('idgen_next()', 'idgen_next_batch(3)')
 	isnt($ret, 0, "standby: $call fails");
 	like(
 		$stderr,
-		qr/ERROR:  55000: cannot generate idgen IDs during recovery/,
-		"standby: $call raises 55000 \"cannot generate idgen IDs during recovery\"");
+		qr/ERROR:  25006: cannot generate idgen IDs during recovery/,
+		"standby: $call raises 25006 \"cannot generate idgen IDs during recovery\"");
 }
 
 # --- promotion, the primary keeps running -------------------------------------

@@ -2,14 +2,14 @@
 #
 #   1. Fence: idgen_fence_worker() on one worker of the node's own block.
 #      The node notices at its next renewal, goes 'fenced' and refuses with
-#      55000; the audit log has worker_fenced (the operator) and fenced (the
+#      IA002; the audit log has worker_fenced (the operator) and fenced (the
 #      node).  idgen_enable() makes it lease again, under a lease it never
 #      had, and its IDs resume above every earlier one.
 #   2. Collision: a superuser rewrites the node's first worker row to another
 #      owner and generation while the node's lease is valid.  The node goes
 #      'fenced', records the collision naming the intruder, and refuses.
 #   3. idgen_disable('maintenance'): 'disabled' at once, idgen_next() refuses
-#      with 55000 and the reason; still disabled after a restart; then
+#      with IA001 and the reason; still disabled after a restart; then
 #      idgen_enable() resumes issuing.
 #   4. Privileges: a non-superuser cannot fence, disable, enable or lease,
 #      nor write idgen.worker_lease (42501), but may draw IDs.
@@ -133,12 +133,12 @@ FROM idgen.worker_lease WHERE region = 0 AND worker = $fenced_worker}),
 ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'fenced'),
 	'fence: the node goes fenced');
 like(status()->{reason}, qr/fenced/, 'fence: idgen_status() says why');
-fails_with('SELECT idgen_next();', '55000', 'idgen is fenced',
+fails_with('SELECT idgen_next();', 'IA002', 'idgen is fenced',
 	'fence: idgen_next()');
-fails_with('SELECT * FROM idgen_next_batch(10);', '55000', 'idgen is fenced',
+fails_with('SELECT * FROM idgen_next_batch(10);', 'IA002', 'idgen is fenced',
 	'fence: idgen_next_batch()');
 fails_with("INSERT INTO ids (id, step) VALUES (idgen_next(), 'fenced');",
-	'55000', 'idgen is fenced', 'fence: an insert drawing an ID');
+	'IA002', 'idgen is fenced', 'fence: an insert drawing an ID');
 is(audit_count('worker_fenced', "region 0 worker $fenced_worker generation %"),
 	'1', 'fence: audit_log has the operator\'s worker_fenced row');
 is(audit_count('fenced'), '1', 'fence: audit_log has the node\'s fenced row');
@@ -195,7 +195,7 @@ WHERE second_owner = 'intruder' AND first_owner = '$st->{owner}'}),
 	'1',
 	'collision: idgen.collision has a row naming the node and the intruder');
 is(audit_count('collision', '%intruder%'), '1', 'collision: audit_log has the collision');
-fails_with('SELECT idgen_next();', '55000', 'idgen is fenced',
+fails_with('SELECT idgen_next();', 'IA002', 'idgen is fenced',
 	'collision: idgen_next()');
 
 $node->safe_psql('postgres', 'SELECT idgen_enable()');
@@ -213,7 +213,7 @@ $node->safe_psql('postgres', "SELECT idgen_disable('maintenance')");
 $st = status();
 is($st->{state},  'disabled',    'disable: state disabled at once');
 is($st->{reason}, 'maintenance', 'disable: idgen_status() gives the reason');
-my $err = fails_with('SELECT idgen_next();', '55000', 'idgen is disabled on this node',
+my $err = fails_with('SELECT idgen_next();', 'IA001', 'idgen is disabled on this node',
 	'disable: idgen_next()');
 like($err, qr/DETAIL:  Reason: maintenance/, 'disable: the error gives the reason');
 is(audit_count('disabled', 'maintenance'), '1', 'disable: audit_log has the disabled row');
@@ -222,7 +222,7 @@ $node->restart;
 ok( $node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'disabled'),
 	'disable: still disabled after a restart');
 is(status()->{reason}, 'maintenance', 'disable: the reason survived the restart');
-fails_with('SELECT idgen_next();', '55000', 'idgen is disabled on this node',
+fails_with('SELECT idgen_next();', 'IA001', 'idgen is disabled on this node',
 	'disable: idgen_next() after the restart');
 
 $node->safe_psql('postgres', 'SELECT idgen_enable()');

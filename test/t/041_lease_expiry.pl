@@ -14,7 +14,7 @@
 #      at the restart: the node has to start above it, the wall clock alone
 #      would not get it there.
 #   3. A node pinned to worker block 16 while another owner holds that block
-#      stays waiting_for_lease and refuses with 55000, without touching the
+#      stays waiting_for_lease and refuses with IR002, without touching the
 #      rows; once the rows are released it leases the block and issues.
 use strict;
 use warnings;
@@ -312,9 +312,9 @@ wait_state('waiting_for_lease', 'pinned to a held block');
 like( $node->safe_psql('postgres', 'SELECT reason FROM idgen_status()'),
 	qr/block $pinned .*leased by another owner/,
 	'pinned: idgen_status() says the block is held');
-fails_with('postgres', 'SELECT idgen_next();', '55000',
+fails_with('postgres', 'SELECT idgen_next();', 'IR002',
 	'idgen has no valid worker lease', 'pinned: idgen_next()');
-fails_with('postgres', 'SELECT * FROM idgen_next_batch(5);', '55000',
+fails_with('postgres', 'SELECT * FROM idgen_next_batch(5);', 'IR002',
 	'idgen has no valid worker lease', 'pinned: idgen_next_batch()');
 is($node->safe_psql('postgres', 'SELECT state FROM idgen_status()'),
 	'waiting_for_lease', 'pinned: still waiting for the lease');

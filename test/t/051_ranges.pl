@@ -26,7 +26,7 @@
 #   - lease functions are refused outside the registry database (55000) and
 #     to a role without privileges (42501), which may still generate IDs;
 #   - a node whose clock reads a time before 2026-01-01 (libfaketime)
-#     refuses to generate at all (55000) instead of issuing a range-space ID.
+#     refuses to generate at all (IA005) instead of issuing a range-space ID.
 use strict;
 use warnings;
 
@@ -485,10 +485,10 @@ listen_addresses = ''
 			stderr => \$stderr);
 		push @refused, $call
 		  if $stdout eq ''
-		  && $stderr =~ /ERROR:\s+55000: system clock is before 2026-01-01/;
+		  && $stderr =~ /ERROR:\s+IA005: system clock is before 2026-01-01/;
 	}
 	is(scalar @refused, 4,
-		'old clock: idgen_next, idgen_next128 and both batches refuse with 55000 "system clock is before 2026-01-01"'
+		'old clock: idgen_next, idgen_next128 and both batches refuse with IA005 "system clock is before 2026-01-01"'
 	) or diag('refused: ' . join(', ', @refused));
 	is($old->safe_psql('postgres', 'SELECT ids_issued FROM idgen_status()'),
 		'0', 'old clock: not one ID was issued');

@@ -96,8 +96,10 @@ for my $i (1 .. 20)
 	sleep 0.2;
 }
 ok($refused, 'past the horizon idgen_next() is refused: the time field is exhausted');
-$node->psql('postgres', 'SELECT idgen_next128()', stdout => \$out, stderr => \$err);
-like($err, qr/idgen time field is exhausted/, 'so is idgen_next128()');
+$node->psql('postgres', "\\set VERBOSITY verbose\nSELECT idgen_next128()",
+	stdout => \$out, stderr => \$err);
+like($err, qr/ERROR:  IA004: idgen time field is exhausted/,
+	'so is idgen_next128(), with IA004: an operator must act');
 
 is( $node->safe_psql(
 		'postgres', q{

@@ -8,7 +8,7 @@
 #   1. The registry stops mid-run.  A and B each draw IDs without a pause in
 #      one session the whole time, recording every ID and every refusal.
 #      They keep issuing after the registry went away, then refuse with
-#      55000 and say waiting_for_lease; once the registry is back they lease
+#      IR002 and say waiting_for_lease; once the registry is back they lease
 #      anew, at a higher generation, and issue again: above every earlier
 #      ID of theirs, and no ID twice across both nodes.
 #   2. Node B is killed with SIGKILL (no release).  Node C, pinned to B's
@@ -95,9 +95,9 @@ BEGIN
         BEGIN
             INSERT INTO drawn (id, at) VALUES (idgen_next(), clock_timestamp());
             IF refused > 0 THEN after := after + 1; END IF;
-        EXCEPTION WHEN object_not_in_prerequisite_state THEN
+        EXCEPTION WHEN SQLSTATE 'IR000' THEN
             INSERT INTO drawn (at, sqlstate, state)
-            SELECT clock_timestamp(), '55000', s.state FROM idgen_status() AS s;
+            SELECT clock_timestamp(), SQLSTATE, s.state FROM idgen_status() AS s;
             refused := refused + 1;
             PERFORM pg_sleep(0.01);
         END;
@@ -139,8 +139,8 @@ for my $n ($na, $nb)
 			'postgres', q{SELECT state = 'waiting_for_lease' FROM idgen_status()}),
 		$n->name . ': waiting_for_lease once its lease ran out');
 	my ($ret, $out, $err) = $n->psql('postgres', "\\set VERBOSITY verbose\nSELECT idgen_next();");
-	like($err, qr/ERROR:  55000: idgen has no valid worker lease/,
-		$n->name . ': refuses with 55000');
+	like($err, qr/ERROR:  IR002: idgen has no valid worker lease/,
+		$n->name . ': refuses with IR002');
 	# first the renewal failed, then the attempts to lease anew fail
 	like(status($n, 'reason')->{reason},
 		qr/(lease could not be renewed in time|could not lease a worker id): idgen registry \(host=127\.0\.0\.1 port=\d+ dbname=postgres\)/,

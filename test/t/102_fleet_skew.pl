@@ -4,7 +4,7 @@
 # under Debian's libfaketime with its clock 10 s ahead.  At every lease and
 # renewal the node compares its clock with the registry's; 10 s is beyond
 # idgen.max_skew (default 1 s), so the node holds its lease but does not
-# issue: state clock_skew with the measured offset as the reason, 55000
+# issue: state clock_skew with the measured offset as the reason, IR005
 # from idgen_next(), and idgen.fleet on the registry shows the offset.
 # Once its clock is put right it resumes by itself, issuing IDs whose time
 # agrees with the registry's clock, and both events are in the registry's
@@ -102,8 +102,8 @@ ok($skew > 9000 && $skew < 11000, "idgen_status(): clock_skew_ms is about 10 s (
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT idgen_next();");
 	isnt($ret, 0, 'idgen_next() refuses');
-	like($err, qr/ERROR:  55000: idgen stopped issuing: this node's clock is too far from the registry's/,
-		'with 55000, naming the clock skew');
+	like($err, qr/ERROR:  IR005: idgen stopped issuing: this node's clock is too far from the registry's/,
+		'with IR005, naming the clock skew');
 }
 my $owner = $node->safe_psql('postgres', 'SELECT owner FROM idgen_status()');
 ok( $registry->poll_query_until(

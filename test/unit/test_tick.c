@@ -350,6 +350,20 @@ test_limit(void)
 	CHECK_U64(res.last, ==, TICK(max_ms, 4095, 12));
 	CHECK_I64(reserve(&last, max_ms - 1, 12, 1, 5, max_ms, &res), ==, IDGEN_TICK_LIMIT);
 
+	/* where a refused reservation would have ended: past which limit */
+	unit_context("end of a refused reservation");
+	last = TICK(max_ms - 1, 4000, 12);
+	CHECK_I64(idgen_tick_end_ms(last, max_ms - 1, 12, 4096 + 96), ==, max_ms + 1);
+	CHECK_I64(idgen_tick_end_ms(last, max_ms - 1, 12, 4096 + 95), ==, max_ms);
+	/* from the clock when it is ahead of the logical clock */
+	CHECK_I64(idgen_tick_end_ms(TICK(10, 5, 12), 500, 12, 4097), ==, 501);
+	CHECK_I64(idgen_tick_end_ms(TICK(10, 5, 12), 500, 12, 4096), ==, 500);
+	/* from the logical clock when it is ahead */
+	CHECK_I64(idgen_tick_end_ms(TICK(900, 4095, 12), 500, 12, 1), ==, 901);
+	CHECK_I64(idgen_tick_end_ms(0, (int64_t) (IDGEN_TICK_CEILING >> 12), 12, 1), ==,
+			  INT64_MAX);
+	CHECK_I64(idgen_tick_end_ms(IDGEN_TICK_CEILING, 0, 12, 1), ==, INT64_MAX);
+
 	/* ticks stay below 2^62 whatever limit the caller passes */
 	unit_context("tick ceiling");
 	last = 0;

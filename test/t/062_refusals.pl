@@ -1,0 +1,192 @@
+# 062_refusals.pl - refusals that say what really stops the call, each with
+# its SQLSTATE
+#
+#   1. The registry stops answering (its lease table is locked): first the
+#      durable high-water mark runs out (IR003), later the lease's validity
+#      (IR002).  Both are "retry soon".
+#   2. A batch that does not fit before a layout switch, which is further
+#      away than idgen.max_clock_wait, is refused naming the switch (IR004),
+#      not blaming the system clock: nothing is wrong with the clock.
+#   3. A batch that would end past the layout's horizon, with the horizon
+#      still ahead, is refused at once with the horizon as the reason
+#      (IA004), not after waiting idgen.lease_wait for a high-water mark
+#      that cannot help.
+#   4. Invalid settings: the node comes up disabled, and refuses with IA003,
+#      apart from an operator's idgen_disable() (IA001).
+#
+# The node has one worker per node (4,096 IDs per millisecond), so a batch
+# reaching nearly idgen.max_drift (1 s) ahead is about four million IDs.
+# Clocks are moved with the superuser test GUCs: for the switch only in
+# the calling session, for the horizon node-wide, as 060_horizon.pl does.
+use strict;
+use warnings;
+
+use IPC::Run ();
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+# 2025-01-01 UTC plus 2^41 ms: the first instant the 41-bit field cannot hold
+my $horizon_unix_ms = 1735689600000 + 2**41;
+# 990 ms of a node's IDs: fits idgen.max_drift, not the last second of a layout
+my $wide_batch = 990 * 4096;
+
+my $node = PostgreSQL::Test::Cluster->new('refusals');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', q{
+shared_preload_libraries = 'idgen'
+listen_addresses = ''
+idgen.workers_per_node = 1
+idgen.lease_ttl = '4s'
+idgen.lease_wait = '500ms'
+});
+$node->start;
+$node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active')
+  or die 'the node did not become active';
+
+# the SQLSTATE and message of a refused statement, or 'issued'
+my $last_stderr;
+sub outcome
+{
+	my ($sql) = @_;
+	my ($ret, $stdout, $stderr) =
+	  $node->psql('postgres', "\\set VERBOSITY verbose\n$sql");
+	$last_stderr = $stderr;
+	return 'issued' if $ret == 0;
+	my ($line) = $stderr =~ /(ERROR:.*)$/m;
+	return $line // $stderr;
+}
+
+# --- 1. the registry stops answering ------------------------------------------
+
+my $locker_in = '';
+my $locker_out = '';
+my $locker = IPC::Run::start(
+	[
+		$node->installed_command('psql'), '-XAtq', '-d', $node->connstr('postgres'),
+		'-f', '-'
+	],
+	'<', \$locker_in, '>', \$locker_out, '2>', \$locker_out);
+$locker_in .= "BEGIN;\nLOCK TABLE idgen.worker_lease IN ACCESS EXCLUSIVE MODE;\nSELECT 'locked';\n";
+$locker->pump until $locker_out =~ /locked/;
+
+my ($hw_refusal, $lease_refusal) = ('', '');
+for my $i (1 .. 200)
+{
+	my $o = outcome('SELECT idgen_next();');
+	next if $o eq 'issued';
+	$hw_refusal = $o if $o =~ /high-water/ && !$hw_refusal;
+	if ($o =~ /not renewed in time/)
+	{
+		$lease_refusal = $o;
+		last;
+	}
+}
+like($hw_refusal, qr/^ERROR:  IR003: idgen high-water mark was not raised in time/,
+	'registry away: once the durable mark runs out, IR003');
+like($lease_refusal, qr/^ERROR:  IR002: idgen worker lease was not renewed in time/,
+	'registry away: once the lease runs out, IR002');
+like( $node->safe_psql('postgres', 'SELECT state FROM idgen_status()'),
+	qr/^(active|waiting_for_lease)$/, 'registry away: no operator state');
+
+$locker_in .= "ROLLBACK;\n\\q\n";
+$locker->finish;
+ok($node->poll_query_until('postgres', q{SELECT idgen_next() > 0 AND state = 'active' FROM idgen_status()}),
+	'registry back: the node issues again');
+
+# --- 2. a batch across a layout switch ----------------------------------------
+
+my $renewals = $node->safe_psql('postgres', 'SELECT lease_renewals FROM idgen_status()');
+my $switch_ms = $node->safe_psql(
+	'postgres', q{
+SELECT idgen_schedule_layout(clock_timestamp() + interval '10 seconds', 2, 8, 12);
+SELECT (extract(epoch FROM start_time) * 1000)::bigint FROM idgen.epoch WHERE version = 2;
+});
+$switch_ms = (split /\n/, $switch_ms)[-1];
+# the node learns of the epoch at its renewals
+ok( $node->poll_query_until(
+		'postgres', "SELECT lease_renewals > $renewals + 1 FROM idgen_status()"),
+	'switch: the node renewed its lease since the layout was scheduled');
+
+# 900 ms before the switch the batch would end 90 ms into epoch 2
+my $switch_out = outcome(qq{
+DO \$\$
+BEGIN
+    WHILE (SELECT wall_clock FROM idgen_status())
+          < to_timestamp(($switch_ms - 900) / 1000.0) LOOP
+        PERFORM pg_sleep(0.01);
+    END LOOP;
+    PERFORM count(*) FROM idgen_next_batch($wide_batch);
+END
+\$\$;
+});
+like($switch_out, qr/^ERROR:  IR004: .*layout epoch 2/,
+	'switch: the batch is refused with IR004, naming the layout switch');
+unlike($switch_out, qr/system clock/, 'switch: the system clock is not blamed');
+
+# --- 3. a batch at the horizon ------------------------------------------------
+
+# move the whole node to a few seconds before the horizon
+sub set_offset
+{
+	my ($target_unix_ms) = @_;
+	my $now_ms = $node->safe_psql('postgres',
+		q{SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint});
+	my $delta = $target_unix_ms - $now_ms;
+	my $days = int($delta / 86400000);
+	my $ms = $delta - $days * 86400000;
+	$node->safe_psql('postgres', qq{
+ALTER SYSTEM SET idgen.test_clock_offset_days = $days;
+ALTER SYSTEM SET idgen.test_clock_offset = $ms;
+SELECT pg_reload_conf();});
+	return;
+}
+
+set_offset($horizon_unix_ms - 4000);
+ok( $node->poll_query_until(
+		'postgres', q{SELECT lease_until > '2094-09-01' AND state = 'active' FROM idgen_status()}),
+	'horizon: the node renewed its lease on the moved clock');
+is($node->safe_psql('postgres', 'SELECT idgen_next() > 0'),
+	't', 'horizon: single IDs are issued seconds before it');
+
+# once the horizon is less than the batch away, ask for it at once; right
+# after the refusal, see whether the call asked for a high-water mark past
+# the horizon, which could not have helped
+my $horizon_out = outcome(qq{
+DO \$\$
+DECLARE
+    mark_past_horizon boolean;
+BEGIN
+    WHILE (SELECT wall_clock FROM idgen_status())
+          < to_timestamp(($horizon_unix_ms - 900) / 1000.0) LOOP
+        PERFORM pg_sleep(0.01);
+    END LOOP;
+    BEGIN
+        PERFORM count(*) FROM idgen_next_batch($wide_batch);
+    EXCEPTION WHEN others THEN
+        SELECT high_water >= horizon INTO mark_past_horizon FROM idgen_status();
+        RAISE NOTICE 'mark past the horizon: %', mark_past_horizon;
+        RAISE;
+    END;
+END
+\$\$;
+});
+like($horizon_out, qr/^ERROR:  IA004: .*time field/,
+	'horizon: a batch that would pass it is refused with IA004, naming the time field');
+unlike($horizon_out, qr/high-water/, 'horizon: the high-water mark is not blamed');
+my ($mark_notice) = $last_stderr =~ /mark past the horizon: (\w)/;
+is($mark_notice, 'f', 'horizon: the call did not wait for a high-water mark past the horizon');
+
+# --- 4. invalid settings ----------------------------------------------------------
+
+# region 8 does not fit the 3 region bits of the built-in layout
+$node->append_conf('postgresql.conf', "idgen.region_id = 8\n");
+$node->restart;
+like($node->safe_psql('postgres', 'SELECT state, reason FROM idgen_status()'),
+	qr/^disabled\|configuration: /, 'settings: the node comes up disabled and says why');
+like(outcome('SELECT idgen_next();'), qr/^ERROR:  IA003: idgen is disabled on this node/,
+	'settings: idgen_next() is refused with IA003, not as an operator\'s idgen_disable()');
+
+$node->stop;
+done_testing();
