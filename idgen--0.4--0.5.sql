@@ -373,6 +373,7 @@ DECLARE
     node_floor timestamptz;
     block_floor timestamptz;
     gen bigint;
+    hw_cap timestamptz;
 BEGIN
     -- the layout in force, and every one scheduled after it, must hold the node
     SELECT min(e.region_bits), min(e.worker_bits) INTO v_region_bits, v_worker_bits
@@ -444,7 +445,18 @@ BEGIN
                        coalesce(start_after::text, 'none'), p_local_floor));
             start_after := p_local_floor;
         END IF;
-        high_water := greatest(p_high_water, start_after + (p_high_water - p_node_clock));
+        -- the mark may lead our clock by what the node asked over its own,
+        -- plus the skew allowed: a node whose clock jumped ahead must not
+        -- carry its block's marks, and so every later holder, along with it
+        -- (idgen.max_skew = 0 turns the skew check off, and this cap with it)
+        hw_cap := CASE WHEN coalesce(current_setting('idgen.max_skew', true)::interval,
+                                     interval '1 s') = interval '0'
+                       THEN 'infinity'
+                       ELSE v_now + greatest(p_high_water - p_node_clock, interval '0')
+                            + coalesce(current_setting('idgen.max_skew', true)::interval,
+                                       interval '1 s') END;
+        high_water := greatest(least(p_high_water, hw_cap),
+                               start_after + (p_high_water - p_node_clock));
 
         UPDATE idgen.worker_lease AS l
         SET owner = p_owner, generation = acquire_node_lease.generation,
@@ -488,11 +500,19 @@ $$
 DECLARE
     n integer;
     v_now timestamptz := idgen.clock();
+    -- as at acquisition: no mark further ahead of our clock than the node's
+    -- lead over its own, plus the skew allowed
+    hw_cap timestamptz := CASE WHEN coalesce(current_setting('idgen.max_skew', true)::interval,
+                                             interval '1 s') = interval '0'
+                               THEN 'infinity'
+                               ELSE v_now + greatest(p_high_water - p_node_clock, interval '0')
+                                    + coalesce(current_setting('idgen.max_skew', true)::interval,
+                                               interval '1 s') END;
 BEGIN
     registry_clock := v_now;
     UPDATE idgen.worker_lease AS l
     SET lease_until = v_now + p_ttl,
-        high_water = greatest(l.high_water, p_high_water),
+        high_water = greatest(l.high_water, least(p_high_water, hw_cap)),
         renewed_at = v_now, heartbeat_at = v_now,
         clock_offset_ms = coalesce(p_clock_offset_ms,
                                    floor(extract(epoch FROM p_node_clock - v_now) * 1000)::bigint),

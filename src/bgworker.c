@@ -59,6 +59,7 @@
 #include "utils/timestamp.h"
 
 #include "auditq.h"
+#include "clockpace.h"
 #include "fleet.h"
 #include "registry.h"
 #include "utility_hook.h"
@@ -163,6 +164,7 @@ typedef struct IdgenWorker
 	bool		logged_missing;
 	bool		have_skew;		/* skew holds a measurement */
 	IdgenSkew	skew;			/* the last one */
+	IdgenPace	pace;			/* which steps of the wall clock are followed */
 	bool		skewed;			/* clocks beyond idgen.max_skew */
 	char		skew_reason[256];
 	int64		local_hw;		/* what the local file says; -1: none */
@@ -277,19 +279,25 @@ queue_audit(IdgenWorker *w, const char *action, const char *detail)
 }
 
 /*
- * Compare how far the wall clock moved with how far the monotonic clock
- * did.  The generator copes with either by itself; this is for the record.
+ * Look at the wall clock against the monotonic clock.  Steps back and
+ * large jumps forward are audited; the pacing (clockpace.h) decides from
+ * here which steps forward the generator follows, and tells it.
  */
 static void
 watch_clock(IdgenWorker *w)
 {
-	int64		wall = idgen_wall_unix_ms();
+	int64		raw = idgen_raw_wall_unix_ms();
+	int64		wall = raw + idgen_clock_offset_total_ms;
 	int64		mono = monotonic_ms();
+	int64		pace_mono = idgen_pace_clock_ms();
+	int64		issued = idgen_logical_unix_ms();
+	int64		trusted_before = w->pace.trusted_offset_ms;
+	IdgenPaceEvent event;
+	char		detail[256];
 
 	if (w->last_mono != 0)
 	{
 		int64		skew = (wall - w->last_wall) - (mono - w->last_mono);
-		char		detail[160];
 
 		if (skew <= -IDGEN_STEP_BACK_MS || skew >= IDGEN_JUMP_FORWARD_MS)
 		{
@@ -307,6 +315,79 @@ watch_clock(IdgenWorker *w)
 	}
 	w->last_wall = wall;
 	w->last_mono = mono;
+
+	/* the logical clock carries the test offset; the pacing sees the raw one */
+	if (issued >= 0)
+		issued -= idgen_clock_offset_total_ms;
+	event = idgen_pace_observe(&w->pace, raw, pace_mono, issued,
+							   idgen_max_drift_ms, idgen_clock_jump_confirm_ms);
+	idgen_pace_publish(w->pace.trusted_offset_ms);
+	switch (event)
+	{
+		case IDGEN_PACE_STEADY:
+			return;
+		case IDGEN_PACE_STEP_SEEN:
+			snprintf(detail, sizeof(detail),
+					 "wall clock stepped %lld ms ahead of the monotonic clock; IDs keep to the monotonic clock until the step has lasted idgen.clock_jump_confirm (%d ms) or the registry's clock agrees",
+					 (long long) (w->pace.ahead_offset_ms - trusted_before),
+					 idgen_clock_jump_confirm_ms);
+			queue_audit(w, "clock_jump_held", detail);
+			break;
+		case IDGEN_PACE_STEP_CONFIRMED:
+			snprintf(detail, sizeof(detail),
+					 "wall clock step of %lld ms forward lasted idgen.clock_jump_confirm (%d ms); IDs follow it from now on",
+					 (long long) (w->pace.trusted_offset_ms - trusted_before),
+					 idgen_clock_jump_confirm_ms);
+			queue_audit(w, "clock_jump_confirmed", detail);
+			break;
+		case IDGEN_PACE_STEP_FOLLOWED:
+			snprintf(detail, sizeof(detail),
+					 "wall clock step of %lld ms forward followed at once: the node had issued that far ahead already",
+					 (long long) (w->pace.trusted_offset_ms - trusted_before));
+			queue_audit(w, "clock_jump_confirmed", detail);
+			break;
+		case IDGEN_PACE_STEP_WITHDRAWN:
+			snprintf(detail, sizeof(detail),
+					 "wall clock came back before its step forward was confirmed; no ID followed the step");
+			queue_audit(w, "clock_jump_withdrawn", detail);
+			break;
+		case IDGEN_PACE_BACK_ACCEPTED:
+			snprintf(detail, sizeof(detail),
+					 "wall clock step of %lld ms back lasted idgen.clock_jump_confirm (%d ms); a step forward to the old reading now waits for confirmation again",
+					 (long long) (trusted_before - w->pace.trusted_offset_ms),
+					 idgen_clock_jump_confirm_ms);
+			break;
+	}
+	ereport(LOG, (errmsg("idgen: %s", detail)));
+}
+
+/*
+ * The registry's clock is another machine's: when it agrees with a step of
+ * the wall clock that is held back, the step is real, and followed now.
+ * offset_ms is the skew measured with the paced clock.
+ */
+static void
+confirm_step_by_registry(IdgenWorker *w, const IdgenSkew *skew)
+{
+	int64		raw = idgen_raw_wall_unix_ms();
+	int64		gap = raw + idgen_clock_offset_total_ms - idgen_wall_unix_ms();
+	int64		raw_offset = skew->offset_ms + gap;
+	int64		trusted_before = w->pace.trusted_offset_ms;
+	char		detail[256];
+
+	if (!w->remote || gap <= IDGEN_PACE_SLACK_MS ||
+		skew->uncertainty_ms == PG_INT64_MAX ||
+		(raw_offset < 0 ? -raw_offset : raw_offset) + skew->uncertainty_ms > idgen_max_skew_ms)
+		return;
+	if (!idgen_pace_confirm(&w->pace, raw, idgen_pace_clock_ms()))
+		return;
+	idgen_pace_publish(w->pace.trusted_offset_ms);
+	snprintf(detail, sizeof(detail),
+			 "wall clock step of %lld ms forward confirmed by the registry's clock (offset %lld ms); IDs follow it from now on",
+			 (long long) (w->pace.trusted_offset_ms - trusted_before),
+			 (long long) raw_offset);
+	ereport(LOG, (errmsg("idgen: %s", detail)));
+	queue_audit(w, "clock_jump_confirmed", detail);
 }
 
 /*
@@ -612,6 +693,7 @@ note_skew(IdgenWorker *w, int64 sent, int64 received, const char *registry_ms)
 		return;
 	}
 	idgen_skew_estimate(sent, received, text_int(registry_ms), &skew);
+	confirm_step_by_registry(w, &skew);
 	w->have_skew = skew.uncertainty_ms != PG_INT64_MAX;
 	w->skew = skew;
 	idgen_publish_clock_skew(w->have_skew, skew.offset_ms);
@@ -1240,6 +1322,8 @@ idgen_bgworker_main(Datum main_arg)
 	SetConfigOption("application_name", "idgen lease worker", PGC_USERSET, PGC_S_OVERRIDE);
 
 	build_identity(&w);
+	/* a restarted worker keeps what its predecessor trusted */
+	idgen_pace_init(&w.pace, idgen_pace_trusted_offset());
 	w.remote = registry_is_remote();
 	w.local_hw = read_local_hw();
 	registry_init(stop_requested);

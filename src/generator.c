@@ -52,6 +52,7 @@
 #include "epochs.h"
 #include "errcodes.h"
 #include "registry.h"
+#include "clockpace.h"
 #include "tick.h"
 
 typedef struct IdgenConfig
@@ -108,6 +109,16 @@ typedef struct IdgenShared
 	/* latest millisecond (Unix) a generator waited for the high-water mark */
 	pg_atomic_uint64 hw_wanted_unix_ms;
 	char		pad1[PG_CACHE_LINE_SIZE - sizeof(pg_atomic_uint64)];
+
+	/*
+	 * Read on every reservation, written by the background worker about
+	 * once in 100 ms and by a generator about once in 20 ms: the wall
+	 * clock's pacing (clockpace.h).  pace_offset_ms is the trusted
+	 * wall - monotonic difference (an int64); a raw wall reading at or
+	 * below pace_ceiling_ms needs no pacing check.
+	 */
+	pg_atomic_uint64 pace_offset_ms;
+	pg_atomic_uint64 pace_ceiling_ms;
 
 	/* read on every reservation, rarely written */
 	pg_atomic_uint32 config_seq;
@@ -257,6 +268,10 @@ idgen_shmem_startup_hook(void)
 			pg_atomic_init_u64(&sh->ticks[i].value, 0);
 		pg_atomic_init_u64(&sh->max_wall_ms, 0);
 		pg_atomic_init_u64(&sh->hw_wanted_unix_ms, 0);
+		/* the clock at start-up is trusted: nothing else is known */
+		pg_atomic_init_u64(&sh->pace_offset_ms,
+						   (uint64) (idgen_raw_wall_unix_ms() - idgen_pace_clock_ms()));
+		pg_atomic_init_u64(&sh->pace_ceiling_ms, 0);
 		pg_atomic_init_u32(&sh->config_seq, 0);
 		SpinLockInit(&sh->config_lock);
 		sh->bgworker_procno = -1;
@@ -315,24 +330,92 @@ idgen_require_loaded(void)
 				 errhint("Add idgen to shared_preload_libraries.")));
 }
 
-/*
- * The wall clock, read once per ID: clock_gettime(CLOCK_REALTIME), which the
- * vDSO answers in user space wherever the kernel's clocksource allows it.
- * An extrapolation from the TSC read it in 9 ns instead of 18
- * (bench/clock_read.sh), but its rate came from samples that a preemption
- * could skew, leaving a backend's clock milliseconds off for its life.  The
- * kernel's clock is right in every backend from the first read, across
- * preemptions and VM pauses, whatever clocksource the kernel switches to,
- * and every process reads the same one (idgen_note_wall relies on that).
- */
+/* monotonic, and counting a suspend, which the wall clock also sees pass */
+#ifdef CLOCK_BOOTTIME
+#define IDGEN_PACE_CLOCK CLOCK_BOOTTIME
+#else
+#define IDGEN_PACE_CLOCK CLOCK_MONOTONIC
+#endif
+
+/* the system's wall clock as it is, without pacing or the test offset */
 int64
-idgen_wall_unix_ms(void)
+idgen_raw_wall_unix_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
-		idgen_clock_offset_total_ms;
+	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64
+idgen_pace_clock_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(IDGEN_PACE_CLOCK, &ts);
+	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The wall clock is ahead of pace_ceiling_ms: see how far the monotonic
+ * clock vouches for it (clockpace.h).  A reading it vouches for raises the
+ * ceiling, so the next one needs no second clock read.
+ */
+static pg_noinline int64
+idgen_paced_wall(int64 wall)
+{
+	IdgenShared *sh = idgen_shared;
+	int64		limit = idgen_pace_limit((int64) pg_atomic_read_u64(&sh->pace_offset_ms),
+										 idgen_pace_clock_ms());
+	uint64		ceiling;
+
+	if (wall > limit)
+		return limit;
+	ceiling = pg_atomic_read_u64(&sh->pace_ceiling_ms);
+	while (ceiling < (uint64) limit &&
+		   !pg_atomic_compare_exchange_u64(&sh->pace_ceiling_ms, &ceiling, (uint64) limit))
+		;
+	return wall;
+}
+
+/*
+ * The wall clock IDs are issued by, read once per ID:
+ * clock_gettime(CLOCK_REALTIME), which the vDSO answers in user space.
+ * (An extrapolation from the TSC was 9 ns faster, bench/clock_read.sh, but
+ * its rate came from samples that a preemption could skew, leaving a
+ * backend's clock milliseconds off for its life.)  A reading past
+ * pace_ceiling_ms goes through the pacing check, which holds back a step
+ * forward that the monotonic clock does not confirm; the test offset is
+ * added after it, as a deliberate shift rather than a jump.
+ */
+int64
+idgen_wall_unix_ms(void)
+{
+	int64		wall = idgen_raw_wall_unix_ms();
+
+	if (likely(idgen_shared != NULL) &&
+		unlikely((uint64) wall > pg_atomic_read_u64(&idgen_shared->pace_ceiling_ms)))
+		wall = idgen_paced_wall(wall);
+	return wall + idgen_clock_offset_total_ms;
+}
+
+/* what the background worker trusts of the wall clock (clockpace.h) */
+int64
+idgen_pace_trusted_offset(void)
+{
+	return (int64) pg_atomic_read_u64(&idgen_shared->pace_offset_ms);
+}
+
+void
+idgen_pace_publish(int64 trusted_offset_ms)
+{
+	IdgenShared *sh = idgen_shared;
+
+	if ((int64) pg_atomic_read_u64(&sh->pace_offset_ms) == trusted_offset_ms)
+		return;
+	pg_atomic_write_u64(&sh->pace_offset_ms, (uint64) trusted_offset_ms);
+	/* a lower offset must not leave a higher ceiling behind */
+	pg_atomic_write_u64(&sh->pace_ceiling_ms, 0);
 }
 
 #define IDGEN_HOT_CONFIG_SIZE offsetof(IdgenConfig, lease_until_unix_ms)

@@ -23,6 +23,7 @@ int			idgen_horizon_warning_min = 1825 * 24 * 60;
 char	   *idgen_database = NULL;
 char	   *idgen_registry = NULL;
 int			idgen_max_skew_ms = 1000;
+int			idgen_clock_jump_confirm_ms = 60000;
 int			idgen_lease_ttl_ms = 30000;
 int			idgen_lease_wait_ms = 5000;
 int			idgen_request_retention_s = 86400;
@@ -93,6 +94,13 @@ _PG_init(void)
 							NULL,
 							&idgen_max_clock_wait_ms,
 							200, 0, 60 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("idgen.clock_jump_confirm",
+							"How long a step of the wall clock ahead of the monotonic clock must last before IDs follow it.",
+							"Until then IDs keep to the monotonic clock, so a clock that jumps ahead and comes back stamps no ID in the future; 0 follows every step at once.",
+							&idgen_clock_jump_confirm_ms,
+							60000, 0, 86400 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("idgen.test_clock_offset",

@@ -38,6 +38,7 @@ extern int	idgen_horizon_warning_min;
 extern char *idgen_database;
 extern char *idgen_registry;
 extern int	idgen_max_skew_ms;
+extern int	idgen_clock_jump_confirm_ms;
 extern int	idgen_lease_ttl_ms;
 extern int	idgen_lease_wait_ms;
 extern int	idgen_request_retention_s;
@@ -50,6 +51,10 @@ extern void idgen_shmem_startup(void);
 extern bool idgen_is_loaded(void);
 extern void idgen_require_loaded(void);
 extern int64 idgen_wall_unix_ms(void);
+extern int64 idgen_raw_wall_unix_ms(void);
+extern int64 idgen_pace_clock_ms(void);
+extern int64 idgen_pace_trusted_offset(void);
+extern void idgen_pace_publish(int64 trusted_offset_ms);
 
 typedef struct IdgenBatch
 {
