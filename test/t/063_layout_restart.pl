@@ -1,4 +1,4 @@
-# 062_layout_restart.pl - a restart after a layout switch, with the clock behind
+# 063_layout_restart.pl - a restart after a layout switch, with the clock behind
 #
 # A node issues under a new layout epoch for a while after its start time,
 # stops, and comes back with its wall clock some seconds before that start
