@@ -278,6 +278,25 @@ queue_audit(IdgenWorker *w, const char *action, const char *detail)
 	MemoryContextSwitchTo(old);
 }
 
+/* what the audit log says of each turn of the pacing, by IdgenPaceEvent */
+static const struct
+{
+	const char *action;
+	const char *text;
+}			pace_events[] =
+{
+	[IDGEN_PACE_STEP_SEEN] = {"clock_jump_held",
+		"wall clock stepped ahead of the monotonic clock; IDs keep to the monotonic clock until the step lasts idgen.clock_jump_confirm or the registry's clock agrees"},
+	[IDGEN_PACE_STEP_CONFIRMED] = {"clock_jump_confirmed",
+		"wall clock step forward lasted idgen.clock_jump_confirm; IDs follow it from now on"},
+	[IDGEN_PACE_STEP_FOLLOWED] = {"clock_jump_confirmed",
+		"wall clock step forward followed at once: the node had issued that far ahead already"},
+	[IDGEN_PACE_STEP_WITHDRAWN] = {"clock_jump_withdrawn",
+		"wall clock came back before its step forward was confirmed; no ID followed the step"},
+	[IDGEN_PACE_BACK_ACCEPTED] = {"clock_step_accepted",
+		"wall clock step back lasted idgen.clock_jump_confirm; a step forward to the old reading waits for confirmation again"},
+};
+
 /*
  * Look at the wall clock against the monotonic clock.  Steps back and
  * large jumps forward are audited; the pacing (clockpace.h) decides from
@@ -292,6 +311,7 @@ watch_clock(IdgenWorker *w)
 	int64		pace_mono = idgen_pace_clock_ms();
 	int64		issued = idgen_logical_unix_ms();
 	int64		trusted_before = w->pace.trusted_offset_ms;
+	int64		step;
 	IdgenPaceEvent event;
 	char		detail[256];
 
@@ -322,43 +342,14 @@ watch_clock(IdgenWorker *w)
 	event = idgen_pace_observe(&w->pace, raw, pace_mono, issued,
 							   idgen_max_drift_ms, idgen_clock_jump_confirm_ms);
 	idgen_pace_publish(w->pace.trusted_offset_ms);
-	switch (event)
-	{
-		case IDGEN_PACE_STEADY:
-			return;
-		case IDGEN_PACE_STEP_SEEN:
-			snprintf(detail, sizeof(detail),
-					 "wall clock stepped %lld ms ahead of the monotonic clock; IDs keep to the monotonic clock until the step has lasted idgen.clock_jump_confirm (%d ms) or the registry's clock agrees",
-					 (long long) (w->pace.ahead_offset_ms - trusted_before),
-					 idgen_clock_jump_confirm_ms);
-			queue_audit(w, "clock_jump_held", detail);
-			break;
-		case IDGEN_PACE_STEP_CONFIRMED:
-			snprintf(detail, sizeof(detail),
-					 "wall clock step of %lld ms forward lasted idgen.clock_jump_confirm (%d ms); IDs follow it from now on",
-					 (long long) (w->pace.trusted_offset_ms - trusted_before),
-					 idgen_clock_jump_confirm_ms);
-			queue_audit(w, "clock_jump_confirmed", detail);
-			break;
-		case IDGEN_PACE_STEP_FOLLOWED:
-			snprintf(detail, sizeof(detail),
-					 "wall clock step of %lld ms forward followed at once: the node had issued that far ahead already",
-					 (long long) (w->pace.trusted_offset_ms - trusted_before));
-			queue_audit(w, "clock_jump_confirmed", detail);
-			break;
-		case IDGEN_PACE_STEP_WITHDRAWN:
-			snprintf(detail, sizeof(detail),
-					 "wall clock came back before its step forward was confirmed; no ID followed the step");
-			queue_audit(w, "clock_jump_withdrawn", detail);
-			break;
-		case IDGEN_PACE_BACK_ACCEPTED:
-			snprintf(detail, sizeof(detail),
-					 "wall clock step of %lld ms back lasted idgen.clock_jump_confirm (%d ms); a step forward to the old reading now waits for confirmation again",
-					 (long long) (trusted_before - w->pace.trusted_offset_ms),
-					 idgen_clock_jump_confirm_ms);
-			break;
-	}
+	if (event == IDGEN_PACE_STEADY)
+		return;
+	step = (event == IDGEN_PACE_STEP_SEEN ? w->pace.ahead_offset_ms :
+			w->pace.trusted_offset_ms) - trusted_before;
+	snprintf(detail, sizeof(detail), "%s (step %lld ms, idgen.clock_jump_confirm %d ms)",
+			 pace_events[event].text, (long long) step, idgen_clock_jump_confirm_ms);
 	ereport(LOG, (errmsg("idgen: %s", detail)));
+	queue_audit(w, pace_events[event].action, detail);
 }
 
 /*
