@@ -139,6 +139,10 @@ shared_preload_libraries = 'idgen'
 idgen.lease_ttl = '2s'
 });
 $node->start;
+# the background worker creates the extension: wait for it
+$node->poll_query_until('postgres',
+	"SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1')
+  or die 'the background worker did not create the extension';
 $node->safe_psql('postgres', 'CREATE TABLE ids (tl int NOT NULL, id idgen PRIMARY KEY)');
 
 my %blocks;
