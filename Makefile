@@ -11,7 +11,12 @@ OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \
        src/siphash.o src/mask.o src/mask_sql.o src/stats.o \
        src/epochs.o src/epoch_sql.o src/registry.o src/fleet.o src/auditq.o \
        src/utility_hook.o src/clockpace.o
-DATA = $(wildcard idgen--*.sql)
+# sql/idgen.sql is the current schema; a fresh CREATE EXTENSION runs it, as
+# the install script of EXTVERSION.  The idgen--*.sql at the top are the
+# oldest install script (0.1) and the upgrade scripts, for ALTER EXTENSION
+# UPDATE; test/sql/upgrade.sql checks that both ways give the same objects.
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+DATA = $(wildcard $(EXTENSION)--*.sql)
 # PGXS tracks no header dependencies: rebuild everything when a header changes
 $(OBJS): $(wildcard src/*.h)
 PGFILEDESC = "idgen - unique, time-sortable IDs"
@@ -53,6 +58,9 @@ else
 all install installcheck:
 	@echo "PostgreSQL server development files are missing: run 'make demo' or 'make test', or install postgresql-server-dev-15." >&2; exit 1
 endif
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+	cp $< $@
 
 .PHONY: deps demo test unit fuzz bench sanitize
 
