@@ -1,12 +1,12 @@
 /* idgen.sql: the schema of the current version of idgen, in one file.
  *
- * The Makefile copies it to idgen--<version>.sql, the script a fresh
- * CREATE EXTENSION idgen runs.  The upgrade scripts idgen--A--B.sql carry
- * only the changes from one version to the next, from idgen--0.1.sql (the
- * oldest install) on; test/sql/upgrade.sql checks that the walked chain
- * and this file give the same objects, definition by definition.  A schema
- * change goes into both: here, and in the upgrade script of the version it
- * comes with.
+ * The Makefile copies it to sql/idgen--<version>.sql, the script a fresh
+ * CREATE EXTENSION idgen runs.  The upgrade scripts idgen--A--B.sql at the
+ * top of the tree carry only the changes from one version to the next,
+ * from idgen--0.1.sql (the oldest install, kept for them) on;
+ * test/sql/upgrade.sql checks that the walked chain and this file give the
+ * same objects, definition by definition.  A schema change goes into both:
+ * here, and into the upgrade script of the version it comes with.
  */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
