@@ -11,13 +11,25 @@ OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \
        src/siphash.o src/mask.o src/mask_sql.o src/stats.o \
        src/epochs.o src/epoch_sql.o src/registry.o src/fleet.o src/auditq.o \
        src/utility_hook.o src/clockpace.o
-DATA = $(wildcard idgen--*.sql)
+# sql/idgen.sql is the current schema; a fresh CREATE EXTENSION runs it, as
+# the install script of EXTVERSION.  The idgen--*.sql at the top are the
+# oldest install script (0.1) and the upgrade scripts, for ALTER EXTENSION
+# UPDATE; test/sql/upgrade.sql checks that both ways give the same objects.
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+DATA = $(wildcard $(EXTENSION)--*.sql)
 # PGXS tracks no header dependencies: rebuild everything when a header changes
 $(OBJS): $(wildcard src/*.h)
 PGFILEDESC = "idgen - unique, time-sortable IDs"
 
-REGRESS      = setup idgen_type idgen_generate idgen_clock idgen128 idgen_batch_key idgen_mask idgen_time idgen_convert idgen_stats idgen_layout idgen_errors upgrade
-REGRESS_OPTS = --load-extension=idgen
+# test/sql/*.sql with test/expected/*.out, in one database: setup checks the
+# installation pg_regress made, so it runs first; idgen_layout adds layouts
+# the others' outputs do not expect, so it runs last
+REGRESS_FIRST = setup
+REGRESS_LAST  = idgen_layout
+REGRESS      = $(REGRESS_FIRST) \
+               $(filter-out $(REGRESS_FIRST) $(REGRESS_LAST),$(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))) \
+               $(REGRESS_LAST)
+REGRESS_OPTS = --inputdir=test --load-extension=idgen
 ISOLATION    = generate_concurrent batch_key_concurrent mask_rotation
 ISOLATION_OPTS = --inputdir=test
 # specs that lease workers run in the registry database, postgres, where the
@@ -46,6 +58,9 @@ else
 all install installcheck:
 	@echo "PostgreSQL server development files are missing: run 'make demo' or 'make test', or install postgresql-server-dev-15." >&2; exit 1
 endif
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+	cp $< $@
 
 .PHONY: deps demo test unit fuzz bench sanitize
 

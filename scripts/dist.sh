@@ -52,6 +52,7 @@ mkdir "$stage/$name"
 	! \( -path './test/unit/test_*' ! -name 'test_*.c' \) \
 	! \( -path './test/fuzz/fuzz_*' ! -name 'fuzz_*.c' \) \
 	! -path './idgen-*.zip' \
+	! -path './sql/idgen--*.sql' \
 	-print0) |
 	tar -C "$root" --null -T - -cf - | tar -C "$stage/$name" -xf -
 if command -v zip >/dev/null 2>&1; then
