@@ -10,7 +10,7 @@ OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \
        src/layout.o src/tick.o src/idtext.o src/uuid7.o \
        src/siphash.o src/mask.o src/mask_sql.o src/stats.o \
        src/epochs.o src/epoch_sql.o src/registry.o src/fleet.o src/auditq.o \
-       src/utility_hook.o src/clockpace.o
+       src/utility_hook.o src/clockpace.o src/lease.o src/audit.o src/clockwatch.o src/nodelocal.o src/localmark.o
 DATA = $(wildcard idgen--*.sql)
 # PGXS tracks no header dependencies: rebuild everything when a header changes
 $(OBJS): $(wildcard src/*.h)
