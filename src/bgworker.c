@@ -39,8 +39,9 @@
  *   audit.c       the queue of records for the registry's audit log;
  *   localmark.c   the node's local high-water note file.
  *
- * They share the worker's state (worker.h) and call only downwards:
- * bgworker -> lease -> clockwatch, nodelocal, localmark -> audit.
+ * They share the worker's state (worker.h) and call only downwards: this
+ * file calls all of them, lease.c the four others, clockwatch.c audit.c;
+ * none calls back.
  *
  * Each unit of work is its own transaction.  An error in one is logged and
  * counted, and the next attempt waits a little longer (up to 2 s).  A lease whose renewals keep failing runs out: the generator
