@@ -4,7 +4,7 @@
  * The registry is the idgen catalog that holds the fleet's worker leases:
  * this instance's idgen.database (SPI, the default), or the PostgreSQL
  * named by idgen.registry (the worker's own libpq connection).  The lease
- * logic in bgworker.c is the same for both and sends every registry
+ * logic in lease.c is the same for both and sends every registry
  * statement through registry_exec(): parameters and results as text, so
  * the statement reads the same whichever way it travels.  Statements cast
  * their parameters ($1::integer) and return times as Unix milliseconds.

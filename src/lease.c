@@ -1,0 +1,673 @@
+/*
+ * lease.c - the lease protocol: the node's block of worker ids (lease.h)
+ *
+ * Every statement here goes to the registry through registry_exec(), in
+ * one registry unit per attempt: a lease, its high-water mark, the
+ * layout epochs that come with it and the audit records queued meanwhile
+ * commit together, and only then reach shared memory.  The statements'
+ * text is here; the functions they call are idgen.acquire_node_lease,
+ * idgen.renew_node_lease and idgen.release_node_lease of the registry.
+ */
+#include "worker.h"
+
+#include "mb/pg_wchar.h"
+#include "port/pg_bitutils.h"
+
+#include "audit.h"
+#include "clockwatch.h"
+#include "lease.h"
+#include "localmark.h"
+#include "nodelocal.h"
+#include "registry.h"
+
+/* times travel as Unix milliseconds, whatever TimeZone the session has */
+#define SQL_TS(n) "('epoch'::timestamptz + $" #n "::bigint * interval '1 ms')"
+#define SQL_MS(col) "floor(extract(epoch FROM " col ") * 1000)::bigint"
+
+/*
+ * The lease protocol.  A registry at 0.5 or later records the fleet's
+ * heartbeats and answers with its own clock; an older one (only possible
+ * for a local registry not yet updated) gets the calls of its version.
+ */
+static const char *const acquire_sql =
+"SELECT first_worker, generation, " SQL_MS("high_water") ", "
+SQL_MS("start_after") ", " SQL_MS("registry_clock") " "
+"FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
+"$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
+SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean)";
+
+static const char *const acquire_sql_04 =
+"SELECT first_worker, generation, " SQL_MS("high_water") ", "
+SQL_MS("start_after") ", NULL::bigint "
+"FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
+"$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
+SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms')";
+
+static const char *const renew_sql =
+"SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, "
+SQL_MS("registry_clock") " "
+"FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
+"$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ", $9, "
+"$10::bigint)";
+
+static const char *const renew_sql_04 =
+"SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, NULL::bigint "
+"FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
+"$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ")";
+
+static const char *const release_sql =
+"SELECT idgen.release_node_lease($1, $2::integer, $3::integer, $4::integer, $5::bigint)";
+
+/* the registry's extension version as major * 100 + minor */
+#define REGISTRY_FLEET_VERSION 5
+
+/* parameters and results travel as text */
+static char *
+int_text(int64 v)
+{
+	return psprintf(INT64_FORMAT, v);
+}
+
+static int64
+text_int(const char *s)
+{
+	char	   *end;
+	long long	v;
+
+	if (s == NULL)
+		elog(ERROR, "idgen: unexpected NULL from the registry");
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0')
+		elog(ERROR, "idgen: unexpected number from the registry: \"%s\"", s);
+	return (int64) v;
+}
+
+/*
+ * snprintf cuts a long text at a byte count, which can fall inside a
+ * character of a name it quotes; text that is not valid in the database
+ * encoding must not reach idgen_status(), the registry or the audit queue,
+ * so cut back to the last whole character.
+ */
+static void
+clip_to_whole_chars(char *buf)
+{
+	int			len = strlen(buf);
+
+	buf[pg_mbcliplen(buf, len, len)] = '\0';
+}
+
+/*
+ * How far ahead of issued time the durable high-water mark is kept: half
+ * of max_drift.  A node restarting after a crash starts above the mark, so
+ * keeping it within max_drift of the clock lets it issue at once instead
+ * of waiting for the clock to catch up; the generator wakes us when it
+ * gets close to the mark, so a short reserve costs a wait of one commit at
+ * worst.
+ */
+static int64
+hw_reserve(void)
+{
+	return Max(idgen_max_drift_ms / 2, 50);
+}
+
+/* the newest time the generators have used or asked for */
+static int64
+hw_demand(void)
+{
+	int64		now = idgen_wall_unix_ms();
+	int64		logical = idgen_logical_unix_ms();
+	int64		wanted = idgen_hw_wanted_unix_ms();
+
+	return Max(Max(now, logical), wanted);
+}
+
+static int64
+hw_target(void)
+{
+	return hw_demand() + hw_reserve();
+}
+
+static int64
+valid_until(int64 lease_until)
+{
+	int64		margin = Max(idgen_lease_ttl_ms / 5, 200);
+
+	return lease_until - margin;
+}
+
+static void
+waiting(IdgenWorker *w, const char *reason)
+{
+	idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
+	if (!w->logged_missing)
+		ereport(LOG, (errmsg("idgen: %s", reason)));
+	w->logged_missing = true;
+}
+
+/*
+ * Make sure the registry is usable: it has the extension, recent enough.
+ * Returns false, with the reason published, if not.
+ */
+static bool
+registry_ready(IdgenWorker *w)
+{
+	RegistryRows *rows;
+	const char *version;
+	int			major = 0;
+	int			minor = 0;
+	char		reason[256];
+
+	rows = registry_exec("SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'idgen'",
+						 0, NULL);
+	if (rows->nrows == 0)
+	{
+		snprintf(reason, sizeof(reason),
+				 "the registry (%s) has no extension idgen; run CREATE EXTENSION idgen there",
+				 registry_display());
+		waiting(w, reason);
+		return false;
+	}
+	version = registry_value(rows, 0, 0);
+	if (sscanf(version, "%d.%d", &major, &minor) != 2)
+		major = minor = 0;
+	w->registry_version = major * 100 + minor;
+	if (w->registry_version < 2)
+	{
+		snprintf(reason, sizeof(reason),
+				 "extension idgen in the registry (%s) is version %s, which has no lease table; run ALTER EXTENSION idgen UPDATE there",
+				 registry_display(), version);
+		waiting(w, reason);
+		return false;
+	}
+	if (w->remote && w->registry_version < REGISTRY_FLEET_VERSION)
+	{
+		snprintf(reason, sizeof(reason),
+				 "extension idgen in the registry (%s) is version %s; a shared registry needs 0.5 or later: run ALTER EXTENSION idgen UPDATE there",
+				 registry_display(), version);
+		waiting(w, reason);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Compare the node's clock with the registry's over the round trip that
+ * just ended.  registry_ms is NULL when the registry did not say.
+ */
+static void
+note_skew(IdgenWorker *w, int64 sent, int64 received, const char *registry_ms)
+{
+	IdgenSkew	skew;
+	bool		was = w->skewed;
+
+	if (registry_ms == NULL)
+	{
+		idgen_publish_clock_skew(false, 0);
+		w->have_skew = false;
+		w->skewed = false;
+		return;
+	}
+	idgen_skew_estimate(sent, received, text_int(registry_ms), &skew);
+	clockwatch_confirm_by_registry(w, &skew);
+	w->have_skew = skew.uncertainty_ms != PG_INT64_MAX;
+	w->skew = skew;
+	idgen_publish_clock_skew(w->have_skew, skew.offset_ms);
+	w->skewed = idgen_skew_exceeds(&skew, idgen_max_skew_ms);
+	if (w->skewed)
+		snprintf(w->skew_reason, sizeof(w->skew_reason),
+				 "this node's clock is %lld ms %s the registry's (give or take %lld ms); idgen.max_skew is %d ms",
+				 (long long) (skew.offset_ms < 0 ? -skew.offset_ms : skew.offset_ms),
+				 skew.offset_ms < 0 ? "behind" : "ahead of",
+				 (long long) skew.uncertainty_ms, idgen_max_skew_ms);
+	if (w->skewed && !was)
+	{
+		ereport(WARNING,
+				(errmsg("idgen: stopped issuing: %s", w->skew_reason)));
+		audit_queue(w, "clock_skew", w->skew_reason);
+	}
+	else if (!w->skewed && was)
+	{
+		char		detail[160];
+
+		snprintf(detail, sizeof(detail),
+				 "this node's clock is within %d ms of the registry's again (offset %lld ms)",
+				 idgen_max_skew_ms, (long long) skew.offset_ms);
+		ereport(LOG, (errmsg("idgen: %s; issuing resumes", detail)));
+		audit_queue(w, "clock_skew_cleared", detail);
+	}
+}
+
+/*
+ * The registry's layout epochs, read in the lease's own transaction after
+ * its lease statement: a layout scheduled meanwhile (which waits for, or
+ * makes wait, that statement's row locks) is seen.
+ */
+static void
+load_epochs(IdgenEpochList *list)
+{
+	RegistryRows *rows;
+	IdgenEpoch	epochs[IDGEN_MAX_EPOCHS + 1];
+	int			i;
+
+	rows = registry_exec("SELECT version, " SQL_MS("start_time") ", " SQL_MS("epoch_start") ", "
+						 "region_bits, worker_bits, seq_bits FROM idgen.epoch ORDER BY version",
+						 0, NULL);
+	if (rows->ncols != 6 || rows->nrows < 1 || rows->nrows > IDGEN_MAX_EPOCHS)
+		elog(ERROR, "idgen: the registry's idgen.epoch has %d rows of %d columns",
+			 rows->nrows, rows->ncols);
+	for (i = 0; i < rows->nrows; i++)
+	{
+		int			c;
+
+		for (c = 0; c < 6; c++)
+			if (registry_value(rows, i, c) == NULL)
+				elog(ERROR, "idgen: the registry's idgen.epoch has a NULL in row %d", i + 1);
+		epochs[i].version = (int) text_int(registry_value(rows, i, 0));
+		epochs[i].start_unix_ms = text_int(registry_value(rows, i, 1));
+		epochs[i].layout.epoch_unix_ms = text_int(registry_value(rows, i, 2));
+		epochs[i].layout.region_bits = (int) text_int(registry_value(rows, i, 3));
+		epochs[i].layout.worker_bits = (int) text_int(registry_value(rows, i, 4));
+		epochs[i].layout.seq_bits = (int) text_int(registry_value(rows, i, 5));
+		epochs[i].boundary = 0;
+	}
+	idgen_epochs_from_rows(list, epochs, rows->nrows);
+}
+
+/*
+ * Does the node's block fit the layout in force now and every one scheduled
+ * after it?  If not, says why in *reason.  (The registry checks this too,
+ * when it leases.)
+ */
+static bool
+block_fits(IdgenWorker *w, const IdgenEpochList *list, int first_worker,
+		   char *reason, size_t reason_len)
+{
+	int64		now = idgen_wall_unix_ms();
+	IdgenLayout narrowest = idgen_epochs_at(list, now)->layout;
+	const char *problem;
+
+	idgen_epochs_min_bits(list, now, &narrowest.region_bits, &narrowest.worker_bits);
+	problem = idgen_node_check(&narrowest, w->region, first_worker,
+							   pg_leftmost_one_pos32((uint32) w->worker_count));
+	if (problem == NULL)
+		return true;
+	snprintf(reason, reason_len,
+			 "the layouts from now on (at narrowest %d region and %d worker bits): %s (region %d, workers %d-%d)",
+			 narrowest.region_bits, narrowest.worker_bits, problem, w->region,
+			 first_worker, first_worker + w->worker_count - 1);
+	return false;
+}
+
+void
+lease_try_acquire(IdgenWorker *w)
+{
+	const char *p[13];
+	RegistryRows *rows;
+	bool		fleet;
+	int64		sent;
+	int64		received;
+	IdgenLease	lease;
+	IdgenEpochList epochs;
+	char		misfit[256];
+
+	nodelocal_prepare(w);
+	registry_begin("idgen: leasing a worker id");
+	if (!registry_ready(w))
+	{
+		audit_flush(w);
+		registry_commit();
+		return;
+	}
+	fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
+
+	sent = idgen_wall_unix_ms();
+	p[0] = w->owner;
+	p[1] = w->sysid;
+	p[2] = int_text(w->timeline);
+	p[3] = int_text(w->region);
+	p[4] = int_text(idgen_worker_id);
+	p[5] = int_text(w->worker_count);
+	p[6] = int_text(w->worker_bits);
+	p[7] = int_text(sent);
+	p[8] = int_text(idgen_lease_ttl_ms);
+	p[9] = int_text(hw_target());
+	p[10] = w->local_hw >= 0 ? int_text(w->local_hw) : NULL;
+	p[11] = int_text(IDGEN_LOCAL_SLACK_MS);
+	p[12] = w->remote ? "true" : "false";
+	rows = registry_exec(fleet ? acquire_sql : acquire_sql_04, fleet ? 13 : 12, p);
+	received = idgen_wall_unix_ms();
+	if (rows->nrows != 1 || rows->ncols != 5)
+		elog(ERROR, "idgen: idgen.acquire_node_lease returned %d rows of %d columns",
+			 rows->nrows, rows->ncols);
+
+	lease.first_worker = (int) text_int(registry_value(rows, 0, 0));
+	if (lease.first_worker < 0)
+	{
+		char		reason[256];
+		int			stale = 0;
+
+		/*
+		 * Blocks this system leased on earlier timelines stay taken for good
+		 * (see idgen.acquire_node_lease): after enough failovers they are
+		 * what fills the region, and only an operator can free them.
+		 */
+		if (idgen_worker_id < 0 && !w->remote && fleet)
+		{
+			const char *q[4];
+
+			q[0] = int_text(w->region);
+			q[1] = w->sysid;
+			q[2] = int_text(w->timeline);
+			q[3] = int_text(w->worker_count);
+			stale = (int) text_int(registry_value(registry_exec(
+				"SELECT count(DISTINCT l.worker / $4::integer) FROM idgen.worker_lease AS l "
+				"WHERE l.region = $1::integer AND l.node_sysid = $2 AND l.timeline <> $3::integer "
+				"AND l.owner IS NOT NULL AND NOT l.remote", 4, q), 0, 0));
+		}
+		snprintf(reason, sizeof(reason),
+				 idgen_worker_id >= 0 ?
+				 "worker block %d of region %d is leased by another owner or not yet expired" :
+				 "no free block of %d worker ids in region %d",
+				 idgen_worker_id >= 0 ? idgen_worker_id : w->worker_count,
+				 w->region);
+		if (stale > 0)
+			snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+					 "; blocks held by this node's earlier timelines: %d of %d (an old primary may still run on one); free those of primaries gone for good with idgen_fence_worker()",
+					 stale, (1 << w->worker_bits) / w->worker_count);
+		audit_flush(w);
+		registry_commit();
+		w->backoff_ms = 0;
+		w->last_error[0] = '\0';
+		idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
+		if (!w->logged_missing)
+			ereport(LOG, (errmsg("idgen: %s; retrying", reason)));
+		w->logged_missing = true;
+		return;
+	}
+	lease.generation = text_int(registry_value(rows, 0, 1));
+	lease.hw_unix_ms = text_int(registry_value(rows, 0, 2));
+	lease.start_after_unix_ms = registry_value(rows, 0, 3) ?
+		text_int(registry_value(rows, 0, 3)) : -1;
+
+	/*
+	 * The registry's lease ends a TTL after it read its own clock, which
+	 * was after we sent: counted from our sending, our lease ends first,
+	 * however far apart the two clocks are.
+	 */
+	lease.lease_until_unix_ms = sent + idgen_lease_ttl_ms;
+	lease.valid_until_unix_ms = valid_until(lease.lease_until_unix_ms);
+
+	/* a lease that would not fit a layout of the registry is rolled back */
+	load_epochs(&epochs);
+	if (!block_fits(w, &epochs, lease.first_worker, misfit, sizeof(misfit)))
+		ereport(ERROR,
+				(errmsg("the leased workers do not fit %s", misfit)));
+	audit_flush(w);
+	registry_commit();
+	w->backoff_ms = 0;
+	w->last_error[0] = '\0';
+	localmark_note(w, lease.hw_unix_ms);
+
+	/* published only once the lease and its high-water mark are durable */
+	w->lease = lease;
+	w->have_lease = true;
+	w->logged_missing = false;
+	note_skew(w, sent, received, registry_value(rows, 0, 4));
+	idgen_publish_epochs(&epochs);
+	if (w->skewed)
+		idgen_publish_lease_held(&lease, IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
+	else
+		idgen_publish_lease(&lease);
+	ereport(LOG,
+			(errmsg("idgen: leased workers %d-%d of region %d, generation %lld",
+					lease.first_worker, lease.first_worker + w->worker_count - 1,
+					w->region, (long long) lease.generation)));
+}
+
+bool
+lease_renewal_due(IdgenWorker *w)
+{
+	int64		now = idgen_wall_unix_ms();
+
+	return w->lease.lease_until_unix_ms - now < idgen_lease_ttl_ms / 2 ||
+		w->lease.hw_unix_ms - hw_demand() < hw_reserve() / 2;
+}
+
+static void
+release_rows(IdgenWorker *w)
+{
+	const char *p[5];
+
+	p[0] = w->owner;
+	p[1] = int_text(w->region);
+	p[2] = int_text(w->lease.first_worker);
+	p[3] = int_text(w->worker_count);
+	p[4] = int_text(w->lease.generation);
+	registry_exec(release_sql, 5, p);
+}
+
+/*
+ * A restore of idgen.worker_lease rows over the node's block made the node
+ * give its lease up (idgen_yield_lease): it stopped issuing then, and now
+ * gives back what is still its own of the block (marks kept) and leases
+ * anew, above the restored high-water marks.  No collision: the rows
+ * changed inside this instance, by the restore, after the node stopped.
+ * Called inside a registry unit, which the caller commits; the release
+ * waits for the restore to commit.
+ */
+void
+lease_yielded(IdgenWorker *w)
+{
+	char		detail[200];
+
+	snprintf(detail, sizeof(detail),
+			 "the lease of workers %d-%d of region %d (generation %lld) was given up to a restore of idgen.worker_lease",
+			 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
+			 w->region, (long long) w->lease.generation);
+	ereport(LOG, (errmsg("idgen: %s; leasing anew", detail)));
+	audit_queue(w, "lease_yielded", detail);
+	w->have_lease = false;
+	w->next_attempt_mono = 0;
+	release_rows(w);
+	audit_flush(w);
+}
+
+void
+lease_renew(IdgenWorker *w)
+{
+	IdgenState	state = idgen_lease_state();
+	bool		fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
+	const char *p[10];
+	RegistryRows *rows;
+	int64		sent;
+	int64		received;
+
+	registry_begin("idgen: renewing the worker lease");
+	/* after a failure: the registry may have been updated, or replaced */
+	if (w->registry_version == 0)
+	{
+		if (!registry_ready(w))
+		{
+			registry_commit();
+			return;
+		}
+		fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
+	}
+	sent = idgen_wall_unix_ms();
+	p[0] = w->owner;
+	p[1] = int_text(w->region);
+	p[2] = int_text(w->lease.first_worker);
+	p[3] = int_text(w->worker_count);
+	p[4] = int_text(w->lease.generation);
+	p[5] = int_text(sent);
+	p[6] = int_text(idgen_lease_ttl_ms);
+	/* a clock the registry disagrees with does not move the mark */
+	p[7] = int_text(state == IDGEN_STATE_CLOCK_SKEW ? w->lease.hw_unix_ms : hw_target());
+	p[8] = idgen_operator_disabled() ? "disabled" : idgen_state_name(state);
+	p[9] = w->have_skew ? int_text(w->skew.offset_ms) : NULL;
+	rows = registry_exec(fleet ? renew_sql : renew_sql_04, fleet ? 10 : 8, p);
+	received = idgen_wall_unix_ms();
+	if (rows->nrows != 1 || rows->ncols != 5)
+		elog(ERROR, "idgen: idgen.renew_node_lease returned %d rows of %d columns",
+			 rows->nrows, rows->ncols);
+
+	if (strcmp(registry_value(rows, 0, 0), "t") == 0)
+	{
+		int64		hw = text_int(registry_value(rows, 0, 1));
+		int64		lease_until = sent + idgen_lease_ttl_ms;
+		IdgenEpochList epochs;
+
+		load_epochs(&epochs);
+		audit_flush(w);
+		registry_commit();
+		w->backoff_ms = 0;
+		w->last_error[0] = '\0';
+		localmark_note(w, hw);
+		w->lease.lease_until_unix_ms = lease_until;
+		w->lease.valid_until_unix_ms = valid_until(lease_until);
+		w->lease.hw_unix_ms = hw;
+		/* the epochs first: the longer lease must not reach a switch unknown */
+		idgen_publish_epochs(&epochs);
+		idgen_publish_renewal(lease_until, w->lease.valid_until_unix_ms, hw);
+		note_skew(w, sent, received, registry_value(rows, 0, 4));
+		if (w->skewed)
+		{
+			idgen_publish_lease_state(IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
+			/* look again soon, not only when the renewal is due */
+			w->next_attempt_mono = monotonic_ms() + IDGEN_RETRY_MS;
+		}
+		else if (state == IDGEN_STATE_WAITING_FOR_LEASE ||
+				 state == IDGEN_STATE_CLOCK_SKEW)
+			idgen_publish_lease(&w->lease);
+		return;
+	}
+	else
+	{
+		const char *other = registry_value(rows, 0, 2);
+		int64		other_gen = registry_value(rows, 0, 3) ?
+			text_int(registry_value(rows, 0, 3)) : 0;
+		int64		now = idgen_wall_unix_ms();
+		bool		still_valid = now < w->lease.lease_until_unix_ms;
+		char		reason[256];
+
+		/* the rows were restored over: we stopped before the restore committed */
+		if (idgen_take_yield(w->lease.first_worker, w->lease.generation))
+		{
+			lease_yielded(w);
+			registry_commit();
+			return;
+		}
+
+		/*
+		 * Taken by another holder after our lease ended: nothing overlapped
+		 * (we stopped before it ended, the registry let go only after), we
+		 * lost the lease and lease anew.
+		 */
+		if (other != NULL && !still_valid)
+		{
+			snprintf(reason, sizeof(reason),
+					 "the lease of workers %d-%d of region %d (generation %lld) ran out and was taken by \"%s\"",
+					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
+					 w->region, (long long) w->lease.generation, other);
+			clip_to_whole_chars(reason);
+			registry_commit();
+			idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
+			w->have_lease = false;
+			ereport(LOG, (errmsg("idgen: %s; leasing anew", reason)));
+			audit_queue(w, "lease_lost", reason);
+			return;
+		}
+
+		/* stop first, then write down why */
+		if (other != NULL && still_valid)
+			snprintf(reason, sizeof(reason),
+					 "workers %d-%d of region %d are held by \"%s\" (generation %lld) while this node's lease (generation %lld) was still valid",
+					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
+					 w->region, other, (long long) other_gen,
+					 (long long) w->lease.generation);
+		else
+			snprintf(reason, sizeof(reason),
+					 "the lease of workers %d-%d of region %d (generation %lld) was %s",
+					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
+					 w->region, (long long) w->lease.generation,
+					 "fenced or released by an operator");
+		clip_to_whole_chars(reason);
+		idgen_publish_lease_state(IDGEN_STATE_FENCED, reason);
+		w->have_lease = false;
+		ereport(WARNING, (errmsg("idgen: node fenced: %s", reason)));
+
+		if (other != NULL && still_valid)
+		{
+			const char *c[3];
+
+			c[0] = w->owner;
+			c[1] = other;
+			c[2] = reason;
+			/* counted before the insert, which may fail: it was found */
+			idgen_stats_count_collision();
+			registry_exec("INSERT INTO idgen.collision (id, first_owner, second_owner, detail) VALUES (NULL, $1, $2, $3)",
+						  3, c);
+			audit_queue(w, "collision", reason);
+		}
+		else
+			audit_queue(w, "fenced", reason);
+
+		/* give back whatever of the block is still ours, marks kept */
+		release_rows(w);
+		audit_flush(w);
+		registry_commit();
+	}
+}
+
+void
+lease_release(IdgenWorker *w)
+{
+	idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, "shutting down");
+	if (!w->have_lease)
+		return;
+	registry_begin("idgen: releasing the worker lease");
+	release_rows(w);
+	registry_commit();
+	w->have_lease = false;
+}
+
+/* When a published lease runs out unrenewed, say so in the state. */
+void
+lease_check_validity(IdgenWorker *w, const char *why)
+{
+	int64		now = idgen_wall_unix_ms();
+	IdgenState	state = idgen_lease_state();
+
+	if (w->have_lease && now >= w->lease.valid_until_unix_ms &&
+		(state == IDGEN_STATE_ACTIVE || state == IDGEN_STATE_CLOCK_SKEW))
+	{
+		char		reason[256];
+
+		snprintf(reason, sizeof(reason), "the lease could not be renewed in time: %s",
+				 why ? why : "renewal failed");
+		idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
+	}
+}
+
+/*
+ * A lease whose validity ended unrenewed is given up.  The generator has
+ * stopped by itself; once the registry answers again the node leases
+ * anew, at a new generation and above every high-water mark it recorded,
+ * instead of picking up a lease it stopped trusting.  Its own rows count
+ * as free to it, so it usually gets its block back.
+ */
+void
+lease_ran_out(IdgenWorker *w)
+{
+	char		detail[200];
+
+	lease_check_validity(w, w->last_error[0] ? w->last_error : NULL);
+	snprintf(detail, sizeof(detail),
+			 "the lease of workers %d-%d of region %d (generation %lld) ran out unrenewed",
+			 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
+			 w->region, (long long) w->lease.generation);
+	ereport(LOG, (errmsg("idgen: %s; leasing anew", detail)));
+	audit_queue(w, "lease_lost", detail);
+	w->have_lease = false;
+}
