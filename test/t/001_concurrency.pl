@@ -8,6 +8,8 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -22,12 +24,7 @@ my $expected_rows   = $clients * $xacts_per_client * $rows_per_xact;
 my $first_worker = 48;
 my $block_size   = 16;
 
-my $node = PostgreSQL::Test::Cluster->new('concurrency');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('concurrency', conf => qq{
 idgen.region_id = 0
 idgen.worker_id = $first_worker
 idgen.workers_per_node = $block_size
@@ -35,11 +32,9 @@ synchronous_commit = off
 max_wal_size = 1GB
 checkpoint_timeout = 30min
 });
-$node->start;
 
 # the background worker creates the extension in its registry database
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_extension WHERE extname = 'idgen'")
+wait_extension($node)
   or die 'the background worker did not create the extension';
 
 $node->safe_psql(

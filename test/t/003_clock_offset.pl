@@ -23,22 +23,16 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('clock');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
-});
-$node->start;
+my $node = idgen_node('clock');
 
 # the background worker creates the extension in its registry database
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_extension WHERE extname = 'idgen'")
+wait_extension($node)
   or die 'the background worker did not create the extension';
 
 $node->safe_psql(
@@ -246,15 +240,9 @@ $node->stop;
 
 # --- a worker block that is not aligned --------------------------------------
 
-my $bad = PostgreSQL::Test::Cluster->new('unaligned');
-$bad->init;
-$bad->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $bad = idgen_node('unaligned', conf => q{
 idgen.worker_id = 5
 });
-$bad->start;
 $bad->safe_psql('postgres', 'CREATE EXTENSION idgen');
 
 is( $bad->safe_psql(
@@ -284,7 +272,7 @@ foreach my $call ('idgen_next()', 'idgen_next_batch(1)')
 # the fix the reason points at: a block of one worker may start anywhere
 $bad->append_conf('postgresql.conf', "idgen.workers_per_node = 1\n");
 $bad->restart;
-$bad->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active')
+wait_state($bad)
   or die 'the node did not lease its worker';
 is($bad->safe_psql('postgres', 'SELECT state, worker, workers FROM idgen_status()'),
 	'active|5|1', 'worker 5 in a block of 1: the generator is active');

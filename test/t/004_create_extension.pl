@@ -24,22 +24,17 @@ use strict;
 use warnings;
 
 use File::Path ();
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::RecursiveCopy;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $conf = q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
-};
-
 # ---------------------------------------------------------------------
 # 1. fresh clusters
 # ---------------------------------------------------------------------
-my $node = PostgreSQL::Test::Cluster->new('create_ext');
-$node->init;
-$node->append_conf('postgresql.conf', $conf);
+my $node = idgen_node('create_ext', start => 0);
 my $pristine = $node->basedir . '/pristine';
 PostgreSQL::Test::RecursiveCopy::copypath($node->data_dir, $pristine);
 

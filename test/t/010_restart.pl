@@ -20,31 +20,24 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('restart');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('restart', conf => q{
 idgen.lease_ttl = '10min'
 });
-$node->start;
 
 # The background worker creates the extension in the registry database
 # (postgres) by itself, then leases a block.
 sub wait_active
 {
 	my ($what) = @_;
-	ok( $node->poll_query_until(
-			'postgres',
-			"SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+	ok( wait_extension($node),
 		"$what: the extension exists in the registry database");
-	ok( $node->poll_query_until(
-			'postgres', 'SELECT state FROM idgen_status()', 'active'),
+	ok( wait_state($node),
 		"$what: idgen_status() reports state active");
 }
 

@@ -23,10 +23,11 @@ use strict;
 use warnings;
 
 use IPC::Run;
+use lib 'test/perl';
+use IdgenTest qw(:DEFAULT wait_for);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
 
 plan skip_all => 'needs Linux /proc to watch the killed server'
   unless -r '/proc/sysvipc/shm';
@@ -36,24 +37,14 @@ my $crashes = 3;
 # rows a phase must have committed before its server is killed
 my $rows_before_crash = 10000;
 
-my $node = PostgreSQL::Test::Cluster->new('crash');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
-});
-$node->start;
+my $node = idgen_node('crash');
 
 sub wait_active
 {
 	my ($what) = @_;
-	ok( $node->poll_query_until(
-			'postgres',
-			"SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+	ok( wait_extension($node),
 		"$what: the extension exists in the registry database");
-	ok( $node->poll_query_until(
-			'postgres', 'SELECT state FROM idgen_status()', 'active'),
+	ok( wait_state($node),
 		"$what: idgen_status() reports state active");
 	return $node->safe_psql('postgres', 'SELECT owner FROM idgen_status()');
 }
@@ -113,18 +104,6 @@ sub shm_attached
 	}
 	close $fh;
 	return $nattch;
-}
-
-# poll a Perl condition, like poll_query_until does a query
-sub wait_for
-{
-	my ($cond) = @_;
-	for (1 .. 10 * $PostgreSQL::Test::Utils::timeout_default)
-	{
-		return 1 if $cond->();
-		usleep(100_000);
-	}
-	return 0;
 }
 
 sub crash

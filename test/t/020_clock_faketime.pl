@@ -40,6 +40,8 @@ use strict;
 use warnings;
 
 use Time::HiRes ();
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -79,16 +81,11 @@ sub set_fake_offset
 
 set_fake_offset('+0');
 
-my $node = PostgreSQL::Test::Cluster->new('faketime');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('faketime', conf => q{
 idgen.database = 'idgen_registry'
 # no autovacuum workers: fewer signals to the postmaster, see above
 autovacuum = off
-});
+}, start => 0);
 
 sub start_under_faketime
 {
@@ -173,9 +170,7 @@ $node->safe_psql('postgres', "CREATE DATABASE $registry");
 $node->safe_psql('postgres', 'CREATE EXTENSION idgen');
 
 # The background worker creates the extension in idgen.database itself.
-ok( $node->poll_query_until(
-		$registry,
-		q{SELECT count(*) = 1 FROM pg_extension WHERE extname = 'idgen'}),
+ok( wait_extension($node, $registry),
 	'the background worker created the extension in its registry database');
 wait_for_lease('start');
 is(status('state')->{state}, 'active', 'node is active');

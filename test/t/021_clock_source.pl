@@ -20,6 +20,8 @@ use strict;
 use warnings;
 
 use POSIX ();
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -27,22 +29,14 @@ use Test::More;
 my $connections = 10000;
 my $clients     = 8;
 
-my $node = PostgreSQL::Test::Cluster->new('clock_source');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('clock_source', conf => q{
 synchronous_commit = off
 });
-$node->start;
 
 # the background worker creates the extension in its registry database
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_extension WHERE extname = 'idgen'")
+wait_extension($node)
   or die 'the background worker did not create the extension';
-$node->poll_query_until('postgres', 'SELECT state FROM idgen_status()',
-	'active')
+wait_state($node)
   or die 'the node did not become active';
 
 $node->safe_psql(

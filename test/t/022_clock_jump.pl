@@ -18,6 +18,7 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
+use IdgenTest;
 use IdgenClockShim;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -96,12 +97,9 @@ WHERE id <= prev}),
 # --- one node -------------------------------------------------------------
 
 my $shim = IdgenClockShim->new;
-my $node = PostgreSQL::Test::Cluster->new('clock_jump');
-$node->init;
-$node->append_conf('postgresql.conf', q{
-shared_preload_libraries = 'idgen'
+my $node = idgen_node('clock_jump', conf => q{
 idgen.lease_ttl = '4s'
-});
+}, start => 0);
 $shim->start($node);
 $node->poll_query_until('postgres', "SELECT state = 'active' FROM idgen_status()")
   or die 'the node did not become active';
@@ -178,18 +176,11 @@ $node->stop;
 
 # --- a fleet --------------------------------------------------------------
 
-my $registry = PostgreSQL::Test::Cluster->new('registry');
-$registry->init;
-$registry->append_conf('postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = '127.0.0.1'
+my $registry = idgen_registry('registry', conf => q{
 idgen.worker_id = 112
 });
-$registry->start;
-$registry->poll_query_until('postgres',
-	"SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1')
+wait_extension($registry)
   or die 'the registry has no extension';
-my $reg_conn = 'host=127.0.0.1 port=' . $registry->port . ' dbname=postgres';
 
 # the registry caps what a node whose clock is 30 s ahead asks for
 my $capped = $registry->safe_psql('postgres', q{
@@ -201,22 +192,16 @@ cmp_ok($capped, '<=', 1600,
 	"registry: a mark asked 30.5 s ahead by a node 30 s ahead is capped ($capped ms ahead)");
 
 my $fshim = IdgenClockShim->new;
-my $fnode = PostgreSQL::Test::Cluster->new('fleet_node');
-$fnode->init;
-$fnode->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'idgen'
-listen_addresses = '127.0.0.1'
-idgen.registry = '$reg_conn'
+my $fnode = idgen_fleet_node('fleet_node', $registry, conf => qq{
 idgen.lease_ttl = '2s'
 idgen.max_skew = '5s'
-});
+}, start => 0);
 # the node starts 3 s behind: within max_skew, so it issues
 $fshim->set_offset_ms(-3000);
 $fshim->start($fnode);
 $fnode->poll_query_until('postgres', "SELECT state = 'active' FROM idgen_status()")
   or die 'the fleet node did not become active';
-$fnode->poll_query_until('postgres',
-	"SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1')
+wait_extension($fnode)
   or die 'the fleet node has no extension';
 $fnode->safe_psql('postgres', $draw_sql);
 

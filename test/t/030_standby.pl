@@ -14,29 +14,24 @@ use strict;
 use warnings;
 
 use IPC::Run ();
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $ids_per_node = 100_000;
 
-my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
+my $primary = idgen_node('primary', init => { allows_streaming => 1 }, conf => q{
 idgen.lease_ttl = '2s'
 # two blocks of 64 in the 128 workers of the default layout: the promoted
 # node's search (on timeline 2 it starts at block (2/2 + 1) % 2 = 0) meets
 # the primary's expired rows first and has to pass over them
 idgen.workers_per_node = 64
 });
-$primary->start;
 
 # the background worker creates the extension in idgen.database (postgres)
-ok( $primary->poll_query_until(
-		'postgres',
-		q{SELECT count(*) = 1 FROM pg_extension WHERE extname = 'idgen'}),
+ok( wait_extension($primary),
 	'primary: the background worker created the extension');
 ok( $primary->poll_query_until(
 		'postgres', q{SELECT state = 'active' FROM idgen_status()}),

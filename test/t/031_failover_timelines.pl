@@ -21,22 +21,19 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
 # --- 1. split brain -------------------------------------------------------------
 
-my $primary = PostgreSQL::Test::Cluster->new('old_primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
+my $primary = idgen_node('old_primary', init => { allows_streaming => 1 }, conf => q{
 idgen.lease_ttl = '2s'
 # two blocks of 64 in region 0
 idgen.workers_per_node = 64
 });
-$primary->start;
 ok($primary->poll_query_until('postgres', q{SELECT state = 'active' FROM idgen_status()}),
 	'split brain: the primary is active');
 my ($p_worker, $p_owner) = split /\|/,
@@ -131,17 +128,11 @@ $standby->stop;
 
 # --- 2. eight unclean failovers -------------------------------------------------
 
-my $node = PostgreSQL::Test::Cluster->new('failovers');
-$node->init(allows_streaming => 1);
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
+my $node = idgen_node('failovers', init => { allows_streaming => 1 }, conf => q{
 idgen.lease_ttl = '2s'
 });
-$node->start;
-# the background worker creates the extension: wait for it
-$node->poll_query_until('postgres',
-	"SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1')
+# the background worker creates the extension, and so the type, by itself
+wait_extension($node)
   or die 'the background worker did not create the extension';
 $node->safe_psql('postgres', 'CREATE TABLE ids (tl int NOT NULL, id idgen PRIMARY KEY)');
 

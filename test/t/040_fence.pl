@@ -20,24 +20,19 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('fence');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('fence', conf => q{
 idgen.lease_ttl = '4s'
 });
-$node->start;
 
-ok( $node->poll_query_until(
-		'postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+ok( wait_extension($node),
 	'the background worker created the extension in the registry database');
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($node),
 	'the node is active');
 
 $node->safe_psql(
@@ -130,7 +125,7 @@ FROM idgen.worker_lease WHERE region = 0 AND worker = $fenced_worker}),
 	't',
 	'fence: the row is free, one generation up, high-water mark kept below the old lease end');
 
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'fenced'),
+ok(wait_state($node, 'fenced'),
 	'fence: the node goes fenced');
 like(status()->{reason}, qr/fenced/, 'fence: idgen_status() says why');
 fails_with('SELECT idgen_next();', 'IA002', 'idgen is fenced',
@@ -156,7 +151,7 @@ ok( $node->poll_query_until(
 $st = status();
 is($st->{state}, 'active', 'enable: the node is active as soon as it leased');
 # ... and issues once its floor has passed
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($node),
 	'enable: the node is active');
 $st = status();
 my @same_block = grep { $_->{worker} == $st->{worker} } @leases;
@@ -185,7 +180,7 @@ is( $node->safe_psql(
 	'intruder',
 	'collision: the row was taken while the node\'s lease was valid');
 
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'fenced'),
+ok(wait_state($node, 'fenced'),
 	'collision: the node goes fenced');
 like(status()->{reason}, qr/"intruder"/, 'collision: idgen_status() names the intruder');
 is( $node->safe_psql(
@@ -199,7 +194,7 @@ fails_with('SELECT idgen_next();', 'IA002', 'idgen is fenced',
 	'collision: idgen_next()');
 
 $node->safe_psql('postgres', 'SELECT idgen_enable()');
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($node),
 	'collision: idgen_enable() makes the node active again');
 $st = status();
 isnt($st->{worker}, $first, 'collision: the node leased a block away from the intruder');
@@ -219,14 +214,14 @@ like($err, qr/DETAIL:  Reason: maintenance/, 'disable: the error gives the reaso
 is(audit_count('disabled', 'maintenance'), '1', 'disable: audit_log has the disabled row');
 
 $node->restart;
-ok( $node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'disabled'),
+ok( wait_state($node, 'disabled'),
 	'disable: still disabled after a restart');
 is(status()->{reason}, 'maintenance', 'disable: the reason survived the restart');
 fails_with('SELECT idgen_next();', 'IA001', 'idgen is disabled on this node',
 	'disable: idgen_next() after the restart');
 
 $node->safe_psql('postgres', 'SELECT idgen_enable()');
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($node),
 	'disable: idgen_enable() resumes');
 draw('after_disable');
 above_all_earlier('after_disable', 'disable: IDs resume above every earlier ID');

@@ -19,6 +19,8 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest qw(idgen_node wait_extension);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -26,25 +28,17 @@ use Time::HiRes qw(time usleep);
 
 my $ttl_s = 2;
 
-my $node = PostgreSQL::Test::Cluster->new('lease');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('lease', conf => qq{
 idgen.lease_ttl = '${ttl_s}s'
 idgen.max_drift = '10s'
 });
-$node->start;
 
 sub wait_state
 {
 	my ($state, $name) = @_;
-	ok( $node->poll_query_until(
-			'postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'",
-			'1'),
+	ok( wait_extension($node),
 		"$name: the extension exists in the registry database");
-	ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', $state),
+	ok(IdgenTest::wait_state($node, $state),
 		"$name: state $state");
 }
 

@@ -28,24 +28,18 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('audit_text');
 # part 3 needs two-byte characters, whatever locale the machine has
-$node->init(extra => [ '--encoding=UTF8', '--locale=C' ]);
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
-});
-$node->start;
+my $node = idgen_node('audit_text', init => { extra => [ '--encoding=UTF8', '--locale=C' ] });
 
-ok( $node->poll_query_until(
-		'postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+ok( wait_extension($node),
 	'the background worker created the extension in the registry database');
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($node),
 	'the node is active');
 
 my ($worker_bits, $workers) = split /\|/,
@@ -56,7 +50,7 @@ my $first = (1 << $worker_bits) - $workers;
 my $top   = (1 << $worker_bits) - 1;
 $node->append_conf('postgresql.conf', "idgen.worker_id = $first\n");
 $node->restart;
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($node),
 	'pinned: the node is active');
 is($node->safe_psql('postgres', 'SELECT worker FROM idgen_status()'),
 	$first, "pinned: the node holds the top block, workers $first-$top");
@@ -125,7 +119,7 @@ sub enable_again
 		),
 		"$name: the outside lease has ended");
 	$node->safe_psql('postgres', 'SELECT idgen_enable()');
-	ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+	ok(wait_state($node),
 		"$name: the node is active again");
 	is($node->safe_psql('postgres', 'SELECT idgen_next() IS NOT NULL'),
 		't', "$name: the node issues");

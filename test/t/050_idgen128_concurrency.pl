@@ -23,6 +23,8 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -42,12 +44,7 @@ my $first_worker = 32;
 my $block_size   = 16;
 my $last_worker  = $first_worker + $block_size - 1;
 
-my $node = PostgreSQL::Test::Cluster->new('idgen128_concurrency');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('idgen128_concurrency', conf => qq{
 idgen.region_id = 0
 idgen.worker_id = $first_worker
 idgen.workers_per_node = $block_size
@@ -55,13 +52,11 @@ synchronous_commit = off
 max_wal_size = 1GB
 checkpoint_timeout = 30min
 });
-$node->start;
 
 # the background worker creates the extension in its registry database
-ok( $node->poll_query_until(
-		'postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+ok( wait_extension($node),
 	'the background worker created the extension');
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($node),
 	'the node is active');
 is( $node->safe_psql(
 		'postgres', 'SELECT region, worker, workers FROM idgen_status()'),

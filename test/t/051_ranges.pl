@@ -30,29 +30,22 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('ranges');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('ranges', conf => q{
 idgen.lease_ttl = '10min'
 });
-$node->start;
 
 sub wait_active
 {
 	my ($what) = @_;
-	ok( $node->poll_query_until(
-			'postgres',
-			"SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+	ok( wait_extension($node),
 		"$what: the extension exists in the registry database");
-	ok( $node->poll_query_until(
-			'postgres', 'SELECT state FROM idgen_status()', 'active'),
+	ok( wait_state($node),
 		"$what: idgen_status() reports state active");
 }
 
@@ -451,13 +444,7 @@ SKIP:
 	print $fh "-$offset\n";
 	close $fh or die "cannot close $fake_file: $!";
 
-	my $old = PostgreSQL::Test::Cluster->new('ranges_old_clock');
-	$old->init;
-	$old->append_conf(
-		'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
-});
+	my $old = idgen_node('ranges_old_clock', start => 0);
 	{
 		local $ENV{LD_PRELOAD}                   = $faketime_lib;
 		local $ENV{FAKETIME_TIMESTAMP_FILE}      = $fake_file;
@@ -465,11 +452,10 @@ listen_addresses = ''
 		local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
 		$old->start;
 	}
-	ok( $old->poll_query_until(
-			'postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+	ok( wait_extension($old),
 		'old clock: the background worker created the extension');
 	# the first lease, so a refusal below cannot be the wait for it
-	ok($old->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+	ok(wait_state($old),
 		'old clock: the node leased its workers');
 	is($old->safe_psql('postgres', q{SELECT clock_timestamp() < '2026-01-01'}),
 		't', 'old clock: the backends read a time before 2026-01-01');

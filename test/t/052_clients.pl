@@ -25,6 +25,8 @@ use Cwd qw(abs_path);
 use File::Basename qw(dirname);
 use File::Spec;
 use IPC::Run;
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -32,19 +34,11 @@ use Test::More;
 my $clients_dir = abs_path(File::Spec->catdir(dirname(abs_path(__FILE__)), '..', 'clients'));
 my $require = ($ENV{IDGEN_REQUIRE_CLIENTS} // '') eq '1';
 
-my $node = PostgreSQL::Test::Cluster->new('clients');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
-});
-$node->start;
+my $node = idgen_node('clients');
 
-ok( $node->poll_query_until(
-		'postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+ok( wait_extension($node),
 	'the background worker created the extension');
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($node),
 	'the node is active');
 
 # the first executable of that name on PATH

@@ -7,6 +7,8 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -14,19 +16,13 @@ use Test::More;
 # 2025-01-01 UTC plus 2^41 ms: the first instant the 41-bit field cannot hold
 my $horizon_unix_ms = 1735689600000 + 2**41;
 
-my $node = PostgreSQL::Test::Cluster->new('horizon');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('horizon', conf => q{
 idgen.lease_ttl = '3s'
 # 30000 days is more than the ~68 years left: the worker warns at once
 idgen.horizon_warning = '30000d'
 });
-$node->start;
 
-$node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active')
+wait_state($node)
   or die 'the node did not become active';
 
 is($node->safe_psql('postgres', q{SET timezone = 'UTC'; SELECT horizon FROM idgen_status()}),

@@ -12,21 +12,17 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('layout_switch');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('layout_switch', conf => q{
 idgen.lease_ttl = '2s'
 idgen.worker_id = 16
 synchronous_commit = off
 });
-$node->start;
 
 $node->poll_query_until('postgres',
 	"SELECT state = 'active' FROM idgen_status()")

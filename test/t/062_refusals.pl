@@ -22,6 +22,8 @@ use strict;
 use warnings;
 
 use IPC::Run ();
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -31,18 +33,12 @@ my $horizon_unix_ms = 1735689600000 + 2**41;
 # 990 ms of a node's IDs: fits idgen.max_drift, not the last second of a layout
 my $wide_batch = 990 * 4096;
 
-my $node = PostgreSQL::Test::Cluster->new('refusals');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('refusals', conf => q{
 idgen.workers_per_node = 1
 idgen.lease_ttl = '4s'
 idgen.lease_wait = '500ms'
 });
-$node->start;
-$node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active')
+wait_state($node)
   or die 'the node did not become active';
 
 # the SQLSTATE and message of a refused statement, or 'issued'

@@ -21,6 +21,7 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
+use IdgenTest;
 use IdgenClockShim;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -59,16 +60,11 @@ $$;
 sub new_node
 {
 	my ($name, $extra) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
-	$node->append_conf(
-		'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
+	return idgen_node($name, start => 0, conf => q{
 idgen.lease_ttl = '2s'
 idgen.worker_id = 16
 synchronous_commit = off
 } . ($extra // ''));
-	return $node;
 }
 
 # Schedule a layout 5 s ahead (the earliest a 2 s lease allows) and return
@@ -160,20 +156,13 @@ $node->stop;
 
 # --- 5: a fleet takeover --------------------------------------------------
 
-my $registry = PostgreSQL::Test::Cluster->new('registry');
-$registry->init;
-$registry->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = '127.0.0.1'
+my $registry = idgen_registry('registry', conf => q{
 idgen.worker_id = 112
 idgen.lease_ttl = '2s'
 });
-$registry->start;
-$registry->poll_query_until('postgres',
-	"SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1')
+wait_extension($registry)
   or die 'the registry has no extension';
-my $reg_conn = 'host=127.0.0.1 port=' . $registry->port . ' dbname=postgres';
+my $reg_conn = registry_conn($registry);
 
 # B's clock is set back by the test clock, and its skew guard is wide open:
 # what is tested is the floor of the epoch's counter, not the guard
@@ -200,8 +189,7 @@ my $nb = new_node('node_b', $fleet_conf);
 my $back = now_ms() - $start_ms + 3000;
 $nb->append_conf('postgresql.conf', "idgen.test_clock_offset = -$back\n");
 $nb->start;
-$nb->poll_query_until('postgres',
-	"SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1')
+wait_extension($nb)
   or die 'node B has no extension';
 $nb->safe_psql('postgres', $draw_sql);
 $nb->safe_psql('postgres',

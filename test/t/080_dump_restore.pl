@@ -72,20 +72,17 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $conf = q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
 idgen.lease_ttl = '2s'
 };
 
-my $old = PostgreSQL::Test::Cluster->new('dump_src');
-$old->init;
-$old->append_conf('postgresql.conf', $conf);
-$old->start;
+my $old = idgen_node('dump_src', conf => $conf);
 
 # the background worker creates the extension in the registry database
 $old->poll_query_until('postgres',
@@ -215,10 +212,7 @@ $old->command_ok([ 'pg_dump', '-Fc', '-f', $reg_dump, '-d', $old->connstr('postg
 	'pg_dump -Fc of the registry database');
 
 # a second, fresh node
-my $new = PostgreSQL::Test::Cluster->new('dump_dst');
-$new->init;
-$new->append_conf('postgresql.conf', $conf);
-$new->start;
+my $new = idgen_node('dump_dst', conf => $conf);
 $new->poll_query_until('postgres', q{SELECT state = 'active' FROM idgen_status()})
   or die 'the new node did not become active';
 my $new_owner = $new->safe_psql('postgres',

@@ -38,19 +38,16 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $conf = q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
-};
-
 sub active
 {
 	my ($node, $what) = @_;
-	ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+	ok(wait_state($node),
 		"$what is active");
 }
 
@@ -64,10 +61,7 @@ sub run_quiet
 	return $stdout;
 }
 
-my $src = PostgreSQL::Test::Cluster->new('reg_src');
-$src->init;
-$src->append_conf('postgresql.conf', $conf . "idgen.test_clock_offset = '8s'\n");
-$src->start;
+my $src = idgen_node('reg_src', conf => "idgen.test_clock_offset = '8s'\n");
 active($src, 'the source node');
 
 # --- the source registry ------------------------------------------------
@@ -139,10 +133,7 @@ FROM idgen.worker_lease WHERE high_water IS NOT NULL ORDER BY 1});
 ok(scalar(keys %src_hw) >= 18, 'src: the source block and both outside workers have marks');
 
 # --- a fresh node, its own block leased, a few IDs issued ---------------
-my $dst = PostgreSQL::Test::Cluster->new('reg_dst');
-$dst->init;
-$dst->append_conf('postgresql.conf', $conf);
-$dst->start;
+my $dst = idgen_node('reg_dst');
 active($dst, 'the new node');
 $dst->safe_psql('postgres',
 	'CREATE TABLE own_before AS SELECT idgen_next() AS id FROM generate_series(1, 100)');
@@ -280,10 +271,7 @@ is($dst->safe_psql('postgres', 'SELECT fencing_events FROM idgen_status()'), '0'
 	'still never fenced');
 
 # --- 3. a node whose block the outside generators hold -----------------------
-my $pinned = PostgreSQL::Test::Cluster->new('reg_pinned');
-$pinned->init;
-$pinned->append_conf('postgresql.conf', $conf . "idgen.worker_id = 112\n");
-$pinned->start;
+my $pinned = idgen_node('reg_pinned', conf => "idgen.worker_id = 112\n");
 active($pinned, 'the pinned node');
 run_quiet('pg_restore into the pinned node',
 	'pg_restore', '-d', $pinned->connstr('postgres'), $dump);
@@ -347,10 +335,7 @@ my $own_role = $src->safe_psql('postgres', 'SELECT current_user');
 my $dropped = ($all =~ s/^CREATE ROLE \Q$own_role\E;\n//m);
 ok($dropped, 'pg_dumpall\'s CREATE ROLE of the bootstrap superuser is left out');
 
-my $fresh = PostgreSQL::Test::Cluster->new('reg_all');
-$fresh->init;
-$fresh->append_conf('postgresql.conf', $conf);
-$fresh->start;
+my $fresh = idgen_node('reg_all');
 my ($all_out, $all_stderr) = ('', '');
 my $all_ok = IPC::Run::run(
 	[ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $fresh->connstr('postgres'), '-f', '-' ],

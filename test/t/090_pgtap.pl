@@ -18,6 +18,8 @@ use strict;
 use warnings;
 
 use FindBin;
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -25,14 +27,7 @@ use Test::More;
 my $pgtap_dir = "$FindBin::RealBin/../pgtap";
 my @files = sort glob("$pgtap_dir/*.sql");
 
-my $node = PostgreSQL::Test::Cluster->new('pgtap');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
-});
-$node->start;
+my $node = idgen_node('pgtap');
 
 if ($node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_available_extensions WHERE name = 'pgtap'") ne '1')

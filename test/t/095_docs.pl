@@ -22,6 +22,8 @@ use warnings;
 
 use File::Basename qw(basename);
 use IPC::Run ();
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -117,20 +119,13 @@ sub show
 
 # --- the node ---------------------------------------------------------------
 
-my $node = PostgreSQL::Test::Cluster->new('docs');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = ''
+my $node = idgen_node('docs', conf => q{
 timezone = 'UTC'
 });
-$node->start;
 
-$node->poll_query_until('postgres',
-	"SELECT count(*) = 1 FROM pg_extension WHERE extname = 'idgen'")
+wait_extension($node)
   or BAIL_OUT('the background worker did not create the extension');
-$node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active')
+wait_state($node)
   or BAIL_OUT('idgen did not become active');
 
 # the pages connect as postgres, whatever the OS user running the tests

@@ -22,6 +22,8 @@ use strict;
 use warnings;
 
 use IPC::Run ();
+use lib 'test/perl';
+use IdgenTest qw(:DEFAULT status);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -30,21 +32,14 @@ my $secret = 'fleet-secret-pw';
 
 # --- the registry (also the replication hub) --------------------------------
 
-my $registry = PostgreSQL::Test::Cluster->new('registry');
-$registry->init;
-$registry->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = '127.0.0.1'
+my $registry = idgen_registry('registry', conf => q{
 max_worker_processes = 16
 max_logical_replication_workers = 10
 shared_buffers = 16MB
 });
-$registry->start;
-ok( $registry->poll_query_until(
-		'postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+ok( wait_extension($registry),
 	'registry: the background worker created the extension');
-my $reg_conn = 'host=127.0.0.1 port=' . $registry->port . ' dbname=postgres';
+my $reg_conn = registry_conn($registry);
 
 # --- four nodes -----------------------------------------------------------
 
@@ -52,39 +47,23 @@ my @regions = (0, 0, 2, 2);
 my @nodes;
 for my $i (1 .. 4)
 {
-	my $node = PostgreSQL::Test::Cluster->new("node$i");
-	$node->init(allows_streaming => 'logical');
 	# node 1's connection string carries a password (trust ignores it)
 	my $conn = $i == 1 ? "$reg_conn password=$secret" : $reg_conn;
-	$node->append_conf(
-		'postgresql.conf', qq{
-shared_preload_libraries = 'idgen'
-listen_addresses = '127.0.0.1'
+	my $node = idgen_fleet_node("node$i", $conn,
+		init => { allows_streaming => 'logical' },
+		conf => qq{
 max_connections = 20
 shared_buffers = 16MB
-idgen.registry = '$conn'
 idgen.region_id = $regions[$i - 1]
 idgen.lease_wait = '1s'
 });
-	$node->start;
 	push @nodes, $node;
-}
-
-sub status
-{
-	my ($node, @cols) = @_;
-	my @vals = split /\|/,
-	  $node->safe_psql('postgres',
-		'SELECT ' . join(', ', @cols) . ' FROM idgen_status()');
-	my %s;
-	@s{@cols} = @vals;
-	return \%s;
 }
 
 for my $i (1 .. 4)
 {
 	my $node = $nodes[ $i - 1 ];
-	ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+	ok(wait_state($node),
 		"node$i: active");
 }
 
@@ -245,7 +224,7 @@ my $clone = PostgreSQL::Test::Cluster->new('node1_clone');
 $clone->init_from_backup($node1, 'clone_backup');
 $clone->append_conf('postgresql.conf', "listen_addresses = '127.0.0.1'");
 $clone->start;
-ok($clone->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($clone),
 	'clone: active');
 my $cl = status($clone, qw(region worker owner));
 is( $clone->safe_psql('postgres', 'SELECT idgen.node_sysid()'),

@@ -18,60 +18,35 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest qw(:DEFAULT status);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time);
 
-my $registry = PostgreSQL::Test::Cluster->new('registry');
-$registry->init;
-$registry->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = '127.0.0.1'
+my $registry = idgen_registry('registry', conf => q{
 shared_buffers = 16MB
 });
-$registry->start;
-ok( $registry->poll_query_until(
-		'postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+ok( wait_extension($registry),
 	'registry: the extension exists');
-my $reg_conn = 'host=127.0.0.1 port=' . $registry->port . ' dbname=postgres';
 
 sub new_node
 {
 	my ($name, $extra) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
-	$node->append_conf(
-		'postgresql.conf', qq{
-shared_preload_libraries = 'idgen'
-listen_addresses = '127.0.0.1'
+	return idgen_fleet_node($name, $registry, conf => q{
 shared_buffers = 16MB
-idgen.registry = '$reg_conn'
 idgen.lease_ttl = '4s'
 idgen.max_drift = '10s'
 idgen.lease_wait = '100ms'
 } . ($extra // ''));
-	$node->start;
-	return $node;
-}
-
-sub status
-{
-	my ($node, @cols) = @_;
-	my @vals = split /\|/,
-	  $node->safe_psql('postgres',
-		'SELECT ' . join(', ', @cols) . ' FROM idgen_status()');
-	my %s;
-	@s{@cols} = @vals;
-	return \%s;
 }
 
 my $na = new_node('node_a');
 my $nb = new_node('node_b');
 for my $n ($na, $nb)
 {
-	ok($n->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+	ok(wait_state($n),
 		$n->name . ': active');
 }
 
@@ -151,7 +126,7 @@ $registry->start;
 note 'registry started';
 for my $n ($na, $nb)
 {
-	ok($n->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+	ok(wait_state($n),
 		$n->name . ': active again');
 }
 my ($sum_a) = $bg{node_a}->query_until(qr/done/, "\\echo done\n");
@@ -221,7 +196,7 @@ SELECT lease_until, high_water FROM idgen.fleet WHERE holder = '$sb->{owner}'});
 ok(defined $b_hw && $b_hw ne '', 'registry: B\'s block with its high-water mark');
 
 my $nc = new_node('node_c', "idgen.region_id = $sb->{region}\nidgen.worker_id = $sb->{worker}\n");
-ok($nc->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($nc),
 	'node_c: active on B\'s block');
 my $sc = status($nc, qw(region worker generation owner));
 is("$sc->{region}/$sc->{worker}", "$sb->{region}/$sb->{worker}", 'node_c: B\'s block');

@@ -16,6 +16,8 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -47,33 +49,20 @@ sub set_fake_offset
 	return;
 }
 
-my $registry = PostgreSQL::Test::Cluster->new('registry');
-$registry->init;
-$registry->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = '127.0.0.1'
+my $registry = idgen_registry('registry', conf => q{
 shared_buffers = 16MB
 });
-$registry->start;
-ok( $registry->poll_query_until(
-		'postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+ok( wait_extension($registry),
 	'registry: the extension exists');
 
 set_fake_offset('+10');
-my $node = PostgreSQL::Test::Cluster->new('ahead');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'idgen'
-listen_addresses = '127.0.0.1'
+my $node = idgen_fleet_node('ahead', $registry, conf => qq{
 shared_buffers = 16MB
 autovacuum = off
 idgen.database = 'idgen_local'
-idgen.registry = 'host=127.0.0.1 port=@{[ $registry->port ]} dbname=postgres'
 idgen.lease_ttl = '4s'
 idgen.lease_wait = '100ms'
-});
+}, start => 0);
 {
 	local $ENV{LD_PRELOAD}                   = $faketime_lib;
 	local $ENV{FAKETIME_TIMESTAMP_FILE}      = $fake_file;
@@ -114,7 +103,7 @@ FROM idgen.fleet WHERE holder = '$owner'}),
 
 # clock put right: the node resumes by itself
 set_fake_offset('+0');
-ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($node),
 	'clock put right: active again');
 is( $node->safe_psql('postgres', 'SELECT abs(clock_skew_ms) < 1000 FROM idgen_status()'),
 	't', 'idgen_status(): the skew is small now');

@@ -14,39 +14,26 @@
 use strict;
 use warnings;
 
+use lib 'test/perl';
+use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $registry = PostgreSQL::Test::Cluster->new('layout_registry');
-$registry->init;
-$registry->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'idgen'
-listen_addresses = '127.0.0.1'
+my $registry = idgen_registry('layout_registry', conf => q{
 idgen.lease_ttl = '2s'
 });
-$registry->start;
-ok( $registry->poll_query_until(
-		'postgres', "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'", '1'),
+ok( wait_extension($registry),
 	'registry: the background worker created the extension');
-my $reg_conn = 'host=127.0.0.1 port=' . $registry->port . ' dbname=postgres';
 
 my @nodes;
 for my $region (0, 1)
 {
-	my $node = PostgreSQL::Test::Cluster->new("layout_node$region");
-	$node->init;
-	$node->append_conf(
-		'postgresql.conf', qq{
-shared_preload_libraries = 'idgen'
-listen_addresses = '127.0.0.1'
-idgen.registry = '$reg_conn'
+	my $node = idgen_fleet_node("layout_node$region", $registry, conf => qq{
 idgen.region_id = $region
 idgen.lease_ttl = '2s'
 });
-	$node->start;
-	ok($node->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+	ok(wait_state($node),
 		"node of region $region: active");
 	$node->safe_psql(
 		'postgres', q{
@@ -163,7 +150,7 @@ ok( $node1->poll_query_until(
 		'postgres', 'SELECT (idgen_decode(idgen_next())).epoch = 3'),
 	'the running node switches to epoch 3');
 $node0->start;
-ok($node0->poll_query_until('postgres', 'SELECT state FROM idgen_status()', 'active'),
+ok(wait_state($node0),
 	'the node that was down is active again');
 is( $node0->safe_psql(
 		'postgres',
