@@ -59,8 +59,10 @@
 #include "utils/timestamp.h"
 
 #include "auditq.h"
+#include "clock.h"
 #include "clockpace.h"
 #include "fleet.h"
+#include "nodestate.h"
 #include "registry.h"
 #include "utility_hook.h"
 
