@@ -38,15 +38,6 @@ idgen_clock_attach(IdgenClockShared *cs)
 }
 
 int64
-idgen_raw_wall_unix_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64
 idgen_pace_clock_ms(void)
 {
 	struct timespec ts;

@@ -28,6 +28,8 @@
 
 #include "postgres.h"
 
+#include <time.h>
+
 #include "port/atomics.h"
 
 typedef struct IdgenClockShared
@@ -50,8 +52,6 @@ extern int64 idgen_clock_offset_total_ms;
 extern void idgen_clock_shmem_init(IdgenClockShared *cs);
 extern void idgen_clock_attach(IdgenClockShared *cs);
 
-/* the system's wall clock as it is, without pacing or the test offset */
-extern int64 idgen_raw_wall_unix_ms(void);
 /* the clock the pacing trusts: monotonic, and counting a suspend */
 extern int64 idgen_pace_clock_ms(void);
 /* CLOCK_MONOTONIC, for bounding waits */
@@ -62,6 +62,16 @@ extern int64 idgen_paced_wall(int64 wall);
 /* what the background worker trusts of the wall clock (clockpace.h) */
 extern int64 idgen_pace_trusted_offset(void);
 extern void idgen_pace_publish(int64 trusted_offset_ms);
+
+/* the system's wall clock as it is, without pacing or the test offset */
+static inline int64
+idgen_raw_wall_unix_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /*
  * The wall clock IDs are issued by, in Unix ms.  Inline: it is on the per-ID

@@ -454,7 +454,7 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
  * only while other backends move the word) and done; anything else is the
  * slow path's.
  */
-static inline void
+static pg_attribute_always_inline void
 idgen_reserve(uint64 count, IdgenBatch *batch)
 {
 	IdgenShared *sh = idgen_shared;
