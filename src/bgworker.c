@@ -61,6 +61,7 @@
 #include "auditq.h"
 #include "clock.h"
 #include "clockpace.h"
+#include "epoch_sql.h"
 #include "fleet.h"
 #include "nodestate.h"
 #include "registry.h"

@@ -20,6 +20,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 
+#include "epoch_sql.h"
 #include "nodestate.h"
 
 static IdgenEpochList shared_copy;

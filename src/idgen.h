@@ -2,9 +2,9 @@
  * idgen.h - what every PostgreSQL-facing module shares: the settings
  *
  * The GUCs (defined in idgen.c, which _PG_init sets up), the time
- * conversions, and the declarations of the small modules that have no
- * header of their own yet.  Each larger module declares its own API:
- * nodestate.h, generate.h, generate_sql.h, clock.h.
+ * conversions, and the background worker's registration.  Each module
+ * declares its own API in its own header: nodestate.h, clock.h,
+ * generate.h, generate_sql.h, epoch_sql.h, decode.h, registry.h, ...
  */
 #ifndef IDGEN_H
 #define IDGEN_H
@@ -13,9 +13,6 @@
 
 #include "datatype/timestamp.h"
 #include "fmgr.h"
-
-#include "epochs.h"
-#include "layout.h"
 
 /* GUCs (idgen.c) */
 extern int	idgen_region_id;
@@ -33,15 +30,6 @@ extern int	idgen_clock_jump_confirm_ms;
 extern int	idgen_lease_ttl_ms;
 extern int	idgen_lease_wait_ms;
 extern int	idgen_request_retention_s;
-
-/* epoch_sql.c: the epochs that decode IDs here */
-extern const IdgenEpochList *idgen_epoch_list(void);
-extern void idgen_epochs_read_spi(IdgenEpochList *list);
-extern void idgen_epochs_from_rows(IdgenEpochList *list, const IdgenEpoch *rows,
-								   int nrows);
-
-/* decode.c */
-extern const IdgenEpoch *idgen_decode_id(int64 id, IdgenFields *fields);
 
 /* bgworker.c */
 extern void idgen_register_bgworker(void);
