@@ -470,8 +470,8 @@ idgen_reserve(uint64 count, IdgenBatch *batch)
 		goto slow;
 	idgen_read_config_part(&cfg, IDGEN_HOT_CONFIG_SIZE, &seq);
 	now_unix = idgen_clock_read();
-	if (unlikely((uint64) (now_unix - cfg.window_start_unix_ms) >=
-				 (uint64) (cfg.window_end_unix_ms - cfg.window_start_unix_ms)))
+	if (unlikely(!idgen_in_issue_window(cfg.window_start_unix_ms,
+										cfg.window_end_unix_ms, now_unix)))
 		goto slow;
 
 	now_ms = now_unix - cfg.origin_unix_ms;

@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "idgen.h"
+#include "tick.h"
 
 #define IDGEN_LWLOCK_TRANCHE "idgen"
 
@@ -47,28 +48,23 @@ idgen_shmem_request_hook(void)
 
 /*
  * The one range of wall-clock times (Unix ms) in which a generator may
- * issue without a further check: the state is active, the clock is past
- * the range space and the time origin, and before the lease's validity
- * ends, the next layout epoch begins and the time field runs out.  Outside
- * it the generator's slow path makes each check in turn, to wait or to say
- * which one refused.
+ * issue without a further check (tick.h): the state is active, the clock
+ * is past the range space and the time origin, and before the lease's
+ * validity ends, the next layout epoch begins and the time field runs
+ * out.  Outside it the generator's slow path makes each check in turn, to
+ * wait or to say which one refused.
  */
 static void
 idgen_set_window(IdgenConfig *cfg)
 {
-	int64		start = Max(IDGEN_RANGE_SPACE_END_UNIX_MS, cfg->origin_unix_ms);
-	int64		end = start;
+	IdgenIssueWindow w = idgen_issue_window(cfg->state == IDGEN_STATE_ACTIVE,
+											IDGEN_RANGE_SPACE_END_UNIX_MS,
+											cfg->origin_unix_ms, cfg->horizon_ms,
+											cfg->valid_until_unix_ms,
+											cfg->switch_at_unix_ms);
 
-	if (cfg->state == IDGEN_STATE_ACTIVE)
-	{
-		end = Min(cfg->valid_until_unix_ms, cfg->switch_at_unix_ms);
-		/* the first millisecond past the horizon, unless past INT64_MAX */
-		if (cfg->horizon_ms < PG_INT64_MAX - 1 - cfg->origin_unix_ms)
-			end = Min(end, cfg->horizon_ms + 1 + cfg->origin_unix_ms);
-		end = Max(end, start);
-	}
-	cfg->window_start_unix_ms = start;
-	cfg->window_end_unix_ms = end;
+	cfg->window_start_unix_ms = w.start;
+	cfg->window_end_unix_ms = w.end;
 }
 
 /*
