@@ -294,7 +294,6 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 			if (idgen_wait_step(&lease_wait_started, idgen_lease_wait_ms, 10))
 				continue;
 			pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
-			idgen_read_config(&cfg, &seq);
 			ereport(ERROR,
 					(errcode(IDGEN_ERRCODE_NO_LEASE),
 					 errmsg("idgen worker lease was not renewed in time"),
