@@ -500,12 +500,14 @@ slow:
 	idgen_reserve_slow(count, batch);
 }
 
+/* idgen_next()'s: the reservation inline, not a call to an exported function */
 int64
 idgen_generate_one(void)
 {
 	IdgenBatch	batch;
 
-	idgen_generate_single(&batch, IDGEN_WIDTH_64);
+	idgen_reserve(1, &batch);
+	idgen_count(1, false, IDGEN_WIDTH_64);
 	return idgen_batch_id(&batch, 0);
 }
 
