@@ -3,8 +3,13 @@
 EXTENSION  = idgen
 EXTVERSION = 0.5
 
+# the header rule below comes before PGXS's own targets: plain `make` still
+# means `make all`
+.DEFAULT_GOAL := all
+
 MODULE_big = idgen
-OBJS = src/idgen.o src/generator.o src/type_idgen.o src/decode.o \
+OBJS = src/idgen.o src/nodestate.o src/clock.o src/generate.o \
+       src/generate_sql.o src/type_idgen.o src/decode.o \
        src/status.o src/admin.o src/bgworker.o \
        src/type_idgen128.o src/timecmp.o \
        src/layout.o src/tick.o src/idtext.o src/uuid7.o \

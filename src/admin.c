@@ -11,6 +11,9 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "clock.h"
+#include "nodestate.h"
+
 /* idgen.clock(): the wall clock idgen issues by, test offset included */
 PG_FUNCTION_INFO_V1(idgen_clock);
 Datum

@@ -68,10 +68,12 @@
 
 #include "audit.h"
 #include "bgworker.h"
+#include "clock.h"
 #include "clockwatch.h"
 #include "lease.h"
 #include "localmark.h"
 #include "nodelocal.h"
+#include "nodestate.h"
 #include "registry.h"
 
 /* how often the worker takes a step: looks at its lease and the clock */

@@ -12,6 +12,9 @@
 #include "funcapi.h"
 #include "utils/timestamp.h"
 
+#include "decode.h"
+#include "epoch_sql.h"
+
 /*
  * The layout in force at ts, and ts in its milliseconds, clamped so the
  * infinities stay in range.

@@ -20,6 +20,9 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 
+#include "epoch_sql.h"
+#include "nodestate.h"
+
 static IdgenEpochList shared_copy;
 static bool shared_copy_valid = false;
 static uint32 shared_copy_seq;

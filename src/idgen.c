@@ -5,8 +5,10 @@
 
 #include "utils/guc.h"
 
+#include "clock.h"
 #include "fleet.h"
 #include "layout.h"
+#include "nodestate.h"
 #include "utility_hook.h"
 
 PG_MODULE_MAGIC;
@@ -202,7 +204,6 @@ _PG_init(void)
 		return;
 
 	idgen_shmem_request();
-	idgen_stats_shmem_request();
 	idgen_register_bgworker();
 	idgen_install_utility_hook();
 }

@@ -15,6 +15,7 @@
 
 #include "audit.h"
 #include "clockwatch.h"
+#include "epoch_sql.h"
 #include "lease.h"
 #include "localmark.h"
 #include "nodelocal.h"

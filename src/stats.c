@@ -1,136 +1,34 @@
 /*
  * stats.c - idgen.stats: the generator's and the watchdog's counters
  *
- * Most counters live beside the generator (generator.c) and come from
- * idgen_status_snapshot().  Kept here are the ones the fast path never
- * touches -- the largest drift seen, the collisions the watchdog found --
- * and what idgen.reset_stats() needs.  A reset never writes the generator's
- * counters: their per-backend slots may be written by their own backend
- * only.  It stores their values as a baseline that readers subtract, so
- * idgen_status() keeps counting from start-up.
+ * Every counter lives in the node's shared struct (nodestate.h) and comes
+ * from idgen_status_snapshot(), but for the collisions the watchdog found
+ * and the largest drift seen.  A reset never writes the counters: their
+ * per-backend slots may be written by their own backend only.  It stores
+ * their values as a baseline that readers subtract, so idgen_status()
+ * keeps counting from start-up.
  *
- * Locking protocol
+ * Locking
  *   max_drift_ms   Atomic maximum, raised by compare-and-swap, and only when
  *                  a reservation runs ahead of the wall clock (rare) or a
  *                  reader looks.  A reset writes 0 to it.
- *   collisions     Atomic; the background worker adds to it.
- *   baseline,      Under lock, changed together by a reset.  A reader copies
- *   reset_at       the baseline before it reads the counters, so counters,
- *                  which only grow, are never below it.
+ *   stats_baseline Under the node's lock, changed together by a reset.  A
+ *   stats_reset_at reader copies the baseline before it reads the counters,
+ *                  so counters, which only grow, are never below it.
  *   started_at     Written once, when the shared memory is set up.
  */
-#include "idgen.h"
+#include "postgres.h"
 
 #include "access/htup_details.h"
 #include "access/xlog.h"
 #include "funcapi.h"
-#include "port/atomics.h"
-#include "storage/ipc.h"
-#include "storage/lwlock.h"
-#include "storage/shmem.h"
-#include "storage/spin.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-/* the counters a reset starts again from zero */
-typedef enum IdgenStatCounter
-{
-	STAT_IDS64 = 0,
-	STAT_IDS128,
-	STAT_BATCHES,
-	STAT_SEQ_EXHAUSTIONS,
-	STAT_CLOCK_WAITS,
-	STAT_CLOCK_WAIT_MS,
-	STAT_CLOCK_ROLLBACKS,
-	STAT_CLOCK_REFUSALS,
-	STAT_CLOCK_JUMPS_FORWARD,
-	STAT_CLOCK_STEPS_BACK,
-	STAT_LEASE_RENEWALS,
-	STAT_LEASE_FAILURES,
-	STAT_FENCING_EVENTS,
-	STAT_COLLISIONS,
-	STAT_NCOUNTERS
-} IdgenStatCounter;
-
-typedef struct IdgenStatsShared
-{
-	pg_atomic_uint64 max_drift_ms;
-	pg_atomic_uint64 collisions;
-	TimestampTz started_at;
-	slock_t		lock;
-	TimestampTz reset_at;		/* 0: never reset */
-	uint64		baseline[STAT_NCOUNTERS];
-} IdgenStatsShared;
+#include "nodestate.h"
 
 /* columns of idgen.stats_counters() */
 #define IDGEN_STATS_COLS 22
-
-static IdgenStatsShared *stats_shared = NULL;
-
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-
-static void
-idgen_stats_request_hook(void)
-{
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(MAXALIGN(sizeof(IdgenStatsShared)));
-}
-
-static void
-idgen_stats_startup_hook(void)
-{
-	bool		found;
-
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	stats_shared = ShmemInitStruct("idgen stats", sizeof(IdgenStatsShared), &found);
-	if (!found)
-	{
-		memset(stats_shared, 0, sizeof(IdgenStatsShared));
-		pg_atomic_init_u64(&stats_shared->max_drift_ms, 0);
-		pg_atomic_init_u64(&stats_shared->collisions, 0);
-		SpinLockInit(&stats_shared->lock);
-		/* set up again after a crash, like the generator's counters */
-		stats_shared->started_at = GetCurrentTimestamp();
-	}
-	LWLockRelease(AddinShmemInitLock);
-}
-
-void
-idgen_stats_shmem_request(void)
-{
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = idgen_stats_request_hook;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = idgen_stats_startup_hook;
-}
-
-/* The logical clock ran ahead_ms ahead of the wall clock: keep the maximum. */
-void
-idgen_stats_note_drift(int64 ahead_ms)
-{
-	uint64		seen;
-
-	if (stats_shared == NULL || ahead_ms <= 0)
-		return;
-	seen = pg_atomic_read_u64(&stats_shared->max_drift_ms);
-	while (seen < (uint64) ahead_ms &&
-		   !pg_atomic_compare_exchange_u64(&stats_shared->max_drift_ms, &seen,
-										   (uint64) ahead_ms))
-		;
-}
-
-/* The watchdog found its workers held by someone else. */
-void
-idgen_stats_count_collision(void)
-{
-	if (stats_shared != NULL)
-		pg_atomic_fetch_add_u64(&stats_shared->collisions, 1);
-}
 
 static void
 idgen_stats_read(const IdgenStatusSnapshot *snap, uint64 *c)
@@ -148,7 +46,7 @@ idgen_stats_read(const IdgenStatusSnapshot *snap, uint64 *c)
 	c[STAT_LEASE_RENEWALS] = snap->lease_renewals;
 	c[STAT_LEASE_FAILURES] = snap->lease_failures;
 	c[STAT_FENCING_EVENTS] = snap->fencing_events;
-	c[STAT_COLLISIONS] = pg_atomic_read_u64(&stats_shared->collisions);
+	c[STAT_COLLISIONS] = pg_atomic_read_u64(&idgen_shared->collisions);
 }
 
 static inline Datum
@@ -182,10 +80,10 @@ idgen_stats_counters(PG_FUNCTION_ARGS)
 			 tupdesc->natts, IDGEN_STATS_COLS);
 
 	idgen_require_loaded();
-	SpinLockAcquire(&stats_shared->lock);
-	memcpy(base, stats_shared->baseline, sizeof(base));
-	reset_at = stats_shared->reset_at;
-	SpinLockRelease(&stats_shared->lock);
+	LWLockAcquire(idgen_shared->lock, LW_SHARED);
+	memcpy(base, idgen_shared->stats_baseline, sizeof(base));
+	reset_at = idgen_shared->stats_reset_at;
+	LWLockRelease(idgen_shared->lock);
 	idgen_status_snapshot(&snap);
 	idgen_stats_read(&snap, c);
 
@@ -210,7 +108,7 @@ idgen_stats_counters(PG_FUNCTION_ARGS)
 	values[i++] = counter_datum(c[STAT_CLOCK_WAITS], base[STAT_CLOCK_WAITS]);
 	values[i++] = counter_datum(c[STAT_CLOCK_WAIT_MS], base[STAT_CLOCK_WAIT_MS]);
 	values[i++] = Int64GetDatum(drift_ms);
-	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&stats_shared->max_drift_ms));
+	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&idgen_shared->max_drift_ms));
 	values[i++] = counter_datum(c[STAT_CLOCK_ROLLBACKS], base[STAT_CLOCK_ROLLBACKS]);
 	values[i++] = counter_datum(c[STAT_CLOCK_REFUSALS], base[STAT_CLOCK_REFUSALS]);
 	values[i++] = counter_datum(c[STAT_CLOCK_JUMPS_FORWARD], base[STAT_CLOCK_JUMPS_FORWARD]);
@@ -219,7 +117,7 @@ idgen_stats_counters(PG_FUNCTION_ARGS)
 	values[i++] = counter_datum(c[STAT_LEASE_FAILURES], base[STAT_LEASE_FAILURES]);
 	values[i++] = counter_datum(c[STAT_FENCING_EVENTS], base[STAT_FENCING_EVENTS]);
 	values[i++] = counter_datum(c[STAT_COLLISIONS], base[STAT_COLLISIONS]);
-	values[i++] = TimestampTzGetDatum(stats_shared->started_at);
+	values[i++] = TimestampTzGetDatum(idgen_shared->started_at);
 	if (reset_at != 0)
 		values[i++] = TimestampTzGetDatum(reset_at);
 	else
@@ -243,10 +141,10 @@ idgen_reset_stats(PG_FUNCTION_ARGS)
 	idgen_require_loaded();
 	idgen_status_snapshot(&snap);
 	idgen_stats_read(&snap, c);
-	SpinLockAcquire(&stats_shared->lock);
-	memcpy(stats_shared->baseline, c, sizeof(c));
-	stats_shared->reset_at = GetCurrentTimestamp();
-	SpinLockRelease(&stats_shared->lock);
-	pg_atomic_write_u64(&stats_shared->max_drift_ms, 0);
+	LWLockAcquire(idgen_shared->lock, LW_EXCLUSIVE);
+	memcpy(idgen_shared->stats_baseline, c, sizeof(c));
+	idgen_shared->stats_reset_at = GetCurrentTimestamp();
+	LWLockRelease(idgen_shared->lock);
+	pg_atomic_write_u64(&idgen_shared->max_drift_ms, 0);
 	PG_RETURN_VOID();
 }

@@ -8,6 +8,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "nodestate.h"
 #include "registry.h"
 
 /*

@@ -90,6 +90,54 @@ idgen_tick_reserve(uint64_t last_tick, int64_t now_ms, int counter_bits,
 	return IDGEN_TICK_OK;
 }
 
+/*
+ * The issue window: the wall-clock times, [start, end) in Unix ms, at which
+ * a reservation needs no check beyond idgen_tick_reserve().  It stands for
+ * all of these: the node is active; now >= floor_unix_ms (the end of the
+ * range space); now >= origin_unix_ms (the layout's time field starts
+ * there); now < valid_until_unix_ms (the lease); now < switch_at_unix_ms
+ * (the next layout epoch); now - origin_unix_ms <= horizon_ms (the last
+ * millisecond the time field holds).  origin_unix_ms and horizon_ms are
+ * not negative.  Computed once per configuration, so the per-ID check is
+ * one compare (idgen_in_issue_window).
+ */
+typedef struct IdgenIssueWindow
+{
+	int64_t		start;
+	int64_t		end;			/* >= start; equal: empty */
+} IdgenIssueWindow;
+
+static inline IdgenIssueWindow
+idgen_issue_window(bool active, int64_t floor_unix_ms, int64_t origin_unix_ms,
+				   int64_t horizon_ms, int64_t valid_until_unix_ms,
+				   int64_t switch_at_unix_ms)
+{
+	IdgenIssueWindow w;
+
+	w.start = floor_unix_ms > origin_unix_ms ? floor_unix_ms : origin_unix_ms;
+	w.end = w.start;
+	if (active)
+	{
+		int64_t		end = valid_until_unix_ms < switch_at_unix_ms ?
+			valid_until_unix_ms : switch_at_unix_ms;
+
+		/* the first millisecond past the horizon, unless past INT64_MAX */
+		if (horizon_ms < INT64_MAX - 1 - origin_unix_ms &&
+			origin_unix_ms + horizon_ms + 1 < end)
+			end = origin_unix_ms + horizon_ms + 1;
+		if (end > w.start)
+			w.end = end;
+	}
+	return w;
+}
+
+/* now in [start, end)?  One unsigned compare, for any int64_t values. */
+static inline bool
+idgen_in_issue_window(int64_t start, int64_t end, int64_t now)
+{
+	return (uint64_t) now - (uint64_t) start < (uint64_t) end - (uint64_t) start;
+}
+
 /* the wall-clock ms at which a CLOCK_BEHIND reservation would fit */
 extern int64_t idgen_tick_fits_at(uint64_t last_tick, int counter_bits,
 								  uint64_t count, int64_t max_ahead_ms);

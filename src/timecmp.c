@@ -22,6 +22,7 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
+#include "decode.h"
 #include "uuid7.h"
 
 /* the ID's millisecond minus the timestamp's, as -1, 0 or 1 */

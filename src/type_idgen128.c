@@ -14,6 +14,9 @@
 #include "utils/builtins.h"
 #include "utils/uuid.h"
 
+#include "epoch_sql.h"
+#include "generate.h"
+#include "generate_sql.h"
 #include "idtext.h"
 #include "uuid7.h"
 

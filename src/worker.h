@@ -17,7 +17,9 @@
 #include "lib/stringinfo.h"
 
 #include "clockpace.h"
+#include "clock.h"
 #include "fleet.h"
+#include "nodestate.h"
 
 /* how long to wait between attempts to get a lease */
 #define IDGEN_RETRY_MS 1000

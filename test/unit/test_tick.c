@@ -554,6 +554,62 @@ test_simulation(void)
 	}
 }
 
+/* a time near base, or one of the edges of int64_t */
+static int64_t
+window_time(int64_t base)
+{
+	switch (unit_below(10))
+	{
+		case 0:
+			return INT64_MAX;
+		case 1:
+			return INT64_MIN;
+		case 2:
+			return 0;
+		case 3:
+			return (int64_t) unit_rand();
+		default:
+			return base + (int64_t) unit_below(2001) - 1000;
+	}
+}
+
+/*
+ * The issue window stands for the checks it replaces on the fast path: for
+ * any clock reading, inside it iff every one of them passes.
+ */
+static void
+test_issue_window(void)
+{
+	const int64_t floor_ms = INT64_C(1767225600000);
+	int			i;
+
+	for (i = 0; i < 2000000; i++)
+	{
+		int64_t		base = floor_ms + (int64_t) unit_below(1000) - 500;
+		bool		active = unit_below(4) != 0;
+		int64_t		origin = unit_below(8) == 0 ? 0 : base + (int64_t) unit_below(200) - 100;
+		int64_t		horizon = unit_below(8) == 0 ? INT64_MAX :
+			(unit_below(8) == 0 ? 0 : (int64_t) unit_below(1000));
+		int64_t		valid = unit_below(8) == 0 ? 0 : window_time(base);
+		int64_t		switch_at = unit_below(4) == 0 ? INT64_MAX : window_time(base);
+		int64_t		now = window_time(base);
+		IdgenIssueWindow w;
+		bool		expect;
+
+		if (origin < 0)
+			origin = 0;
+		w = idgen_issue_window(active, floor_ms, origin, horizon, valid, switch_at);
+		expect = active && now >= floor_ms && now >= origin && now < valid &&
+			now < switch_at && now - origin <= horizon;
+		unit_context("window active %d origin %" PRId64 " horizon %" PRId64
+					 " valid %" PRId64 " switch %" PRId64 " now %" PRId64,
+					 active, origin, horizon, valid, switch_at, now);
+		CHECK(w.end >= w.start);
+		CHECK(idgen_in_issue_window(w.start, w.end, now) == expect);
+	}
+	unit_context("");
+}
+
 int
 main(void)
 {
@@ -565,5 +621,6 @@ main(void)
 	test_before_epoch();
 	test_fits_at_random();
 	test_simulation();
+	test_issue_window();
 	return unit_finish("test_tick");
 }

@@ -1,0 +1,20 @@
+/*
+ * generate_sql.h - the SQL functions that hand out IDs
+ */
+#ifndef IDGEN_GENERATE_SQL_H
+#define IDGEN_GENERATE_SQL_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include "generate.h"
+
+/*
+ * The set-returning body of every batch function; make_id turns the i-th
+ * reserved tick into the Datum of the function's type.
+ */
+extern Datum idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
+							 Datum (*make_id) (const IdgenBatch *batch, uint64 i));
+
+#endif							/* IDGEN_GENERATE_SQL_H */
