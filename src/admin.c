@@ -5,7 +5,7 @@
  * script's SECURITY DEFINER functions; these only touch shared memory or
  * report facts the SQL cannot get by itself.
  */
-#include "idgen.h"
+#include "base.h"
 
 #include "access/xlog.h"
 #include "utils/builtins.h"

@@ -5,6 +5,7 @@
  * itself is pure (clockpace.h).
  */
 #include "postgres.h"
+#include "utils/guc.h"
 
 #include <time.h>
 
@@ -100,4 +101,68 @@ idgen_pace_publish(int64 trusted_offset_ms)
 	pg_atomic_write_u64(&cs->pace_offset_ms, (uint64) trusted_offset_ms);
 	/* a lower offset must not leave a higher ceiling behind */
 	pg_atomic_write_u64(&cs->pace_ceiling_ms, 0);
+}
+
+/* the settings of this module (see _PG_init) */
+int			idgen_max_drift_ms = 1000;
+int			idgen_max_clock_wait_ms = 200;
+int			idgen_clock_jump_confirm_ms = 60000;
+int			idgen_test_clock_offset_ms = 0;
+int			idgen_test_clock_offset_days = 0;
+
+int64		idgen_clock_offset_total_ms = 0;
+
+/* the two test offsets add up to one number, read on the hot path */
+static void
+assign_offset_ms(int newval, void *extra)
+{
+	idgen_clock_offset_total_ms = (int64) newval +
+		(int64) idgen_test_clock_offset_days * 86400000;
+}
+
+static void
+assign_offset_days(int newval, void *extra)
+{
+	idgen_clock_offset_total_ms = (int64) idgen_test_clock_offset_ms +
+		(int64) newval * 86400000;
+}
+
+void
+idgen_clock_define_gucs(void)
+{
+	DefineCustomIntVariable("idgen.max_drift",
+							"How far the logical clock may run ahead of the wall clock.",
+							"Covers bursts and small clock rollbacks; beyond it generation waits or refuses.",
+							&idgen_max_drift_ms,
+							1000, 0, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("idgen.max_clock_wait",
+							"How long one call may wait for the wall clock to catch up.",
+							NULL,
+							&idgen_max_clock_wait_ms,
+							200, 0, 60 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("idgen.clock_jump_confirm",
+							"How long a step of the wall clock ahead of the monotonic clock must last before IDs follow it.",
+							"Until then IDs keep to the monotonic clock, so a clock that jumps ahead and comes back stamps no ID in the future; 0 follows every step at once.",
+							&idgen_clock_jump_confirm_ms,
+							60000, 0, 86400 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("idgen.test_clock_offset",
+							"Shifts the clock idgen reads, for testing clock rollback.",
+							"Superuser only; never set it in production.",
+							&idgen_test_clock_offset_ms,
+							0, -86400 * 1000, 86400 * 1000,
+							PGC_SUSET, GUC_UNIT_MS | GUC_NOT_IN_SAMPLE,
+							NULL, assign_offset_ms, NULL);
+	DefineCustomIntVariable("idgen.test_clock_offset_days",
+							"Shifts the clock idgen reads by whole days, for testing the horizon.",
+							"Superuser only; never set it in production: IDs issued under it stay issued.",
+							&idgen_test_clock_offset_days,
+							0, -36500, 36500,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							NULL, assign_offset_days, NULL);
 }

@@ -46,7 +46,7 @@ typedef struct IdgenClockShared
 /* NULL until the shared memory is attached (not preloaded: no pacing) */
 extern IdgenClockShared *idgen_clock_shared;
 
-/* the test offset, idgen.test_clock_offset* together (idgen.c) */
+/* the test offset, idgen.test_clock_offset* together */
 extern int64 idgen_clock_offset_total_ms;
 
 extern void idgen_clock_shmem_init(IdgenClockShared *cs);
@@ -137,5 +137,13 @@ idgen_clock_rollbacks(void)
 {
 	return pg_atomic_read_u64(&idgen_clock_shared->clock_rollbacks);
 }
+
+/* settings (GUCs) this module defines */
+extern int	idgen_max_drift_ms;
+extern int	idgen_max_clock_wait_ms;
+extern int	idgen_clock_jump_confirm_ms;
+extern int	idgen_test_clock_offset_ms;
+extern int	idgen_test_clock_offset_days;
+extern void idgen_clock_define_gucs(void);
 
 #endif							/* IDGEN_CLOCK_H */

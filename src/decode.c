@@ -6,7 +6,7 @@
  * force then.  These work without shared_preload_libraries too (see
  * epoch_sql.c for where the list of epochs comes from).
  */
-#include "idgen.h"
+#include "base.h"
 
 #include "access/htup_details.h"
 #include "funcapi.h"

@@ -8,7 +8,7 @@
  * that, or without shared_preload_libraries, this database's idgen.epoch,
  * cached per backend until a change to the table invalidates it.
  */
-#include "idgen.h"
+#include "base.h"
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"

@@ -12,13 +12,14 @@
  * saw, it decides anew.
  */
 #include "postgres.h"
+#include "utils/guc.h"
 
 #include "access/xlog.h"
 
 #include "clock.h"
 #include "errcodes.h"
 #include "generate.h"
-#include "idgen.h"
+#include "base.h"
 #include "nodestate.h"
 #include "registry.h"
 #include "tick.h"
@@ -526,3 +527,17 @@ idgen_generate_batch(uint64 count, IdgenBatch *batch, IdgenWidth width)
 	idgen_count(count, true, width);
 }
 
+/* the settings of this module (see _PG_init) */
+int			idgen_lease_wait_ms = 5000;
+
+void
+idgen_generate_define_gucs(void)
+{
+	DefineCustomIntVariable("idgen.lease_wait",
+							"How long a call may wait for a worker lease, at start-up or while one is renewed.",
+							NULL,
+							&idgen_lease_wait_ms,
+							5000, 0, 600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+}

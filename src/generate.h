@@ -43,4 +43,8 @@ idgen_batch_id(const IdgenBatch *batch, uint64 i)
 									batch->time_shift, batch->node_bits);
 }
 
+/* settings (GUCs) this module defines */
+extern int	idgen_lease_wait_ms;
+extern void idgen_generate_define_gucs(void);
+
 #endif							/* IDGEN_GENERATE_H */

@@ -4,6 +4,7 @@
  * The reservation itself is generate.c's; this is how SQL asks for it.
  */
 #include "postgres.h"
+#include "utils/guc.h"
 
 #include "funcapi.h"
 #include "utils/memutils.h"
@@ -124,4 +125,19 @@ Datum
 idgen_next_batch(PG_FUNCTION_ARGS)
 {
 	return idgen_batch_srf(fcinfo, IDGEN_WIDTH_64, batch_id64);
+}
+
+/* the settings of this module (see _PG_init) */
+int			idgen_request_retention_s = 86400;
+
+void
+idgen_generate_sql_define_gucs(void)
+{
+	DefineCustomIntVariable("idgen.request_retention",
+							"How long a request key returns the same batch of IDs.",
+							NULL,
+							&idgen_request_retention_s,
+							86400, 1, 365 * 86400,
+							PGC_SIGHUP, GUC_UNIT_S,
+							NULL, NULL, NULL);
 }

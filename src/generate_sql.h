@@ -17,4 +17,8 @@
 extern Datum idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
 							 Datum (*make_id) (const IdgenBatch *batch, uint64 i));
 
+/* settings (GUCs) this module defines */
+extern int	idgen_request_retention_s;
+extern void idgen_generate_sql_define_gucs(void);
+
 #endif							/* IDGEN_GENERATE_SQL_H */

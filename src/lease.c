@@ -20,6 +20,7 @@
 #include "localmark.h"
 #include "nodelocal.h"
 #include "registry.h"
+#include "nodeconf.h"
 
 /* times travel as Unix milliseconds, whatever TimeZone the session has */
 #define SQL_TS(n) "('epoch'::timestamptz + $" #n "::bigint * interval '1 ms')"

@@ -33,7 +33,7 @@
  * idgen_unmask is PARALLEL SAFE: it only reads, and a token unmasks to the
  * same ID under whatever copy of the keys a process holds.
  */
-#include "idgen.h"
+#include "base.h"
 
 #include "access/xact.h"
 #include "catalog/namespace.h"

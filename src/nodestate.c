@@ -7,6 +7,7 @@
  * one seqlock write under the LWLock.
  */
 #include "nodestate.h"
+#include "utils/guc.h"
 
 #include "access/xlog.h"
 #include "storage/ipc.h"
@@ -14,8 +15,9 @@
 #include "utils/timestamp.h"
 
 #include "clock.h"
-#include "idgen.h"
+#include "base.h"
 #include "tick.h"
+#include "nodeconf.h"
 
 #define IDGEN_LWLOCK_TRANCHE "idgen"
 

@@ -13,7 +13,8 @@
  * down.  Keepalives and a server-side statement_timeout bound what the
  * registry does with a request whose node has given up on it.
  */
-#include "idgen.h"
+#include "base.h"
+#include "utils/guc.h"
 
 #include <time.h>
 
@@ -529,4 +530,59 @@ registry_set_final(int timeout_ms)
 {
 	final_phase = true;
 	final_timeout_ms = timeout_ms;
+}
+
+/* the settings of this module (see _PG_init) */
+int			idgen_lease_ttl_ms = 30000;
+char	   *idgen_database = NULL;
+char	   *idgen_registry = NULL;
+
+/*
+ * Only whether the string parses: libpq's own complaint may quote the
+ * string, password included, and this message goes to the server log.
+ */
+static bool
+check_registry(char **newval, void **extra, GucSource source)
+{
+	char		buf[8];
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+		return true;
+	if (!idgen_conninfo_display(*newval, buf, sizeof(buf)))
+	{
+		GUC_check_errdetail("idgen.registry is not a valid libpq connection string.");
+		return false;
+	}
+	return true;
+}
+
+void
+registry_define_gucs(void)
+{
+	DefineCustomIntVariable("idgen.lease_ttl",
+							"How long a worker lease lasts without renewal.",
+							"The background worker renews it when half has passed; the node stops issuing a fifth of it before expiry.",
+							&idgen_lease_ttl_ms,
+							30000, 1000, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+}
+
+void
+registry_define_preload_gucs(void)
+{
+	DefineCustomStringVariable("idgen.database",
+							   "Database where the background worker keeps the worker lease table.",
+							   "The worker creates the extension there if it is missing.",
+							   &idgen_database,
+							   "postgres",
+							   PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
+	DefineCustomStringVariable("idgen.registry",
+							   "Connection string of the shared lease registry of a fleet; empty: this instance.",
+							   "The background worker leases worker ids there over its own connection. Keep passwords in a password file: the setting is readable by superusers.",
+							   &idgen_registry,
+							   "",
+							   PGC_POSTMASTER, GUC_SUPERUSER_ONLY,
+							   check_registry, NULL, NULL);
 }

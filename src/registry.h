@@ -16,7 +16,7 @@
 #ifndef IDGEN_REGISTRY_H
 #define IDGEN_REGISTRY_H
 
-#include "idgen.h"
+#include "base.h"
 
 typedef struct RegistryRows
 {
@@ -62,5 +62,12 @@ extern const char *registry_display(void);
 /* transactions in this instance's idgen.database, for the node's own tables */
 extern void local_begin(const char *activity);
 extern void local_commit(void);
+
+/* settings (GUCs) this module defines */
+extern int	idgen_lease_ttl_ms;
+extern char *idgen_database;
+extern char *idgen_registry;
+extern void registry_define_gucs(void);
+extern void registry_define_preload_gucs(void);
 
 #endif							/* IDGEN_REGISTRY_H */

@@ -1,7 +1,7 @@
 /*
  * status.c - idgen_status(): what this node is doing and why
  */
-#include "idgen.h"
+#include "base.h"
 
 #include "access/htup_details.h"
 #include "funcapi.h"

@@ -8,7 +8,7 @@
  * would both "equal" the same ID.  Index use comes from the planner support
  * function below, not from the btree families.
  */
-#include "idgen.h"
+#include "base.h"
 
 #include "access/stratnum.h"
 #include "catalog/pg_type.h"

@@ -5,7 +5,7 @@
  * BRIN reuse PostgreSQL's int8 functions (see the install script); only
  * what must reject negatives or odd spellings lives here.
  */
-#include "idgen.h"
+#include "base.h"
 
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"

@@ -6,7 +6,7 @@
  * install script).  What is here checks that a value really is a UUIDv7
  * and makes new ones from the node's logical clock.
  */
-#include "idgen.h"
+#include "base.h"
 
 #include "access/htup_details.h"
 #include "funcapi.h"

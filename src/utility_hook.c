@@ -18,7 +18,7 @@
  * next to the one idgen.lock_registry() takes.  Every other statement
  * passes straight through.
  */
-#include "idgen.h"
+#include "base.h"
 
 #include "catalog/namespace.h"
 #include "commands/dbcommands.h"
@@ -34,6 +34,7 @@
 #include "utils/snapmgr.h"
 
 #include "utility_hook.h"
+#include "registry.h"
 
 /* one above idgen.lock_registry()'s key */
 #define IDGEN_CREATE_LOCK_KEY INT64CONST(7596555481923411969)

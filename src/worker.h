@@ -10,7 +10,7 @@
 #ifndef IDGEN_WORKER_H
 #define IDGEN_WORKER_H
 
-#include "idgen.h"
+#include "base.h"
 
 #include <time.h>
 
