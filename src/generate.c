@@ -131,6 +131,22 @@ idgen_wait_step(int64 *started, int budget_ms, int64 sleep_ms)
 	return true;
 }
 
+/*
+ * Sleep need_ms (at least 1) for the wall clock to catch up; the first
+ * such sleep of a call starts its wait and counts it.
+ */
+static void
+idgen_clock_sleep(int64 *wait_started, int64 now_mono, int64 need_ms)
+{
+	if (*wait_started < 0)
+	{
+		*wait_started = now_mono;
+		pg_atomic_fetch_add_u64(&idgen_shared->clock_waits, 1);
+	}
+	pg_usleep((need_ms > 0 ? need_ms : 1) * 1000L);
+	CHECK_FOR_INTERRUPTS();
+}
+
 static void
 idgen_refuse_horizon(int64 horizon_ms)
 {
@@ -380,13 +396,7 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 						idgen_refuse_switch(count, cfg.epoch_version, need_ms,
 											end_ms - epoch_end_ms, waited_ms);
 					}
-					if (wait_started < 0)
-					{
-						wait_started = now_mono;
-						pg_atomic_fetch_add_u64(&sh->clock_waits, 1);
-					}
-					pg_usleep((need_ms > 0 ? need_ms : 1) * 1000L);
-					CHECK_FOR_INTERRUPTS();
+					idgen_clock_sleep(&wait_started, now_mono, need_ms);
 					break;
 				}
 				/* past the horizon no mark, and no wait, can help */
@@ -432,13 +442,7 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 						idgen_refuse_clock((int64) (old >> cfg.counter_bits) - now_ms,
 										   waited_ms);
 					}
-					if (wait_started < 0)
-					{
-						wait_started = now_mono;
-						pg_atomic_fetch_add_u64(&sh->clock_waits, 1);
-					}
-					pg_usleep((need_ms > 0 ? need_ms : 1) * 1000L);
-					CHECK_FOR_INTERRUPTS();
+					idgen_clock_sleep(&wait_started, now_mono, need_ms);
 				}
 				break;
 			case IDGEN_TICK_OK:
