@@ -5,9 +5,10 @@
  * itself is pure (clockpace.h).
  */
 #include "postgres.h"
-#include "utils/guc.h"
 
 #include <time.h>
+
+#include "utils/guc.h"
 
 #include "clock.h"
 #include "clockpace.h"

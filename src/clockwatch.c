@@ -7,6 +7,7 @@
  * audit queue.
  */
 #include "worker.h"
+
 #include "utils/guc.h"
 
 #include "audit.h"

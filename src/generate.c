@@ -12,14 +12,14 @@
  * saw, it decides anew.
  */
 #include "postgres.h"
-#include "utils/guc.h"
 
 #include "access/xlog.h"
+#include "utils/guc.h"
 
+#include "base.h"
 #include "clock.h"
 #include "errcodes.h"
 #include "generate.h"
-#include "base.h"
 #include "nodestate.h"
 #include "registry.h"
 #include "tick.h"

@@ -4,9 +4,9 @@
  * The reservation itself is generate.c's; this is how SQL asks for it.
  */
 #include "postgres.h"
-#include "utils/guc.h"
 
 #include "funcapi.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 

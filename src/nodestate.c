@@ -7,17 +7,17 @@
  * one seqlock write under the LWLock.
  */
 #include "nodestate.h"
-#include "utils/guc.h"
 
 #include "access/xlog.h"
+#include "mb/pg_wchar.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "utils/timestamp.h"
 
-#include "clock.h"
 #include "base.h"
-#include "tick.h"
+#include "clock.h"
 #include "nodeconf.h"
+#include "tick.h"
 
 #define IDGEN_LWLOCK_TRANCHE "idgen"
 
@@ -698,6 +698,9 @@ void
 idgen_set_operator_disabled(bool disabled, const char *reason)
 {
 	IdgenShared *sh = idgen_shared;
+	const char *text = disabled && reason ? reason : "";
+	/* cut back to a whole character: idgen_status() must show valid text */
+	int			len = pg_mbcliplen(text, strlen(text), sizeof(sh->disabled_reason) - 1);
 
 	idgen_config_begin();
 	if (sh->config_broken)
@@ -706,8 +709,8 @@ idgen_set_operator_disabled(bool disabled, const char *reason)
 		return;
 	}
 	sh->operator_disabled = disabled;
-	strlcpy(sh->disabled_reason, disabled && reason ? reason : "",
-			sizeof(sh->disabled_reason));
+	memcpy(sh->disabled_reason, text, len);
+	sh->disabled_reason[len] = '\0';
 	idgen_config_end();
 }
 

@@ -14,7 +14,6 @@
  * registry does with a request whose node has given up on it.
  */
 #include "base.h"
-#include "utils/guc.h"
 
 #include <time.h>
 
@@ -27,6 +26,7 @@
 #include "storage/fd.h"
 #include "storage/latch.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 

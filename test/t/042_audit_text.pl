@@ -222,6 +222,19 @@ like($stderr, qr/ERROR:  22023: a lease owner must not contain control character
 is($node->safe_psql('postgres', "SELECT count(*) FROM idgen.worker_lease WHERE owner = $name_sql"),
 	'0', 'boundary: nothing was leased under the name');
 
+# --- 5. a long disable reason of two-byte characters -------------------------
+#
+# The reason is kept in 255 bytes too: cut back to a whole character, or
+# idgen_status() could not show it.
+
+$node->safe_psql('postgres', "SELECT idgen_disable(repeat(U&'\\00e9', 150))");
+is( $node->safe_psql(
+		'postgres',
+		"SELECT state, length(convert_to(reason, 'UTF8')) BETWEEN 250 AND 255 FROM idgen_status()"),
+	'disabled|t',
+	'long disable reason: idgen_status() shows it as valid text, cut');
+$node->safe_psql('postgres', 'SELECT idgen_enable()');
+
 $node->stop;
 
 done_testing();
