@@ -244,6 +244,9 @@ SELECT idgen_next() >= now() - interval '1 minute' AS time_predicate;
 ALTER EXTENSION idgen UPDATE TO '0.5';
 SELECT extversion FROM pg_extension WHERE extname = 'idgen';
 
+ALTER EXTENSION idgen UPDATE TO '0.6';
+SELECT extversion FROM pg_extension WHERE extname = 'idgen';
+
 -- the chain ends where a fresh install starts
 SELECT extversion = :'current_version' AS at_current_version FROM pg_extension WHERE extname = 'idgen';
 
