@@ -12,6 +12,14 @@
  * READS reads (default 20 M) in a loop, timed with CLOCK_MONOTONIC around
  * the loop, and prints ns per read.
  *
+ * The last three lines price what every ID needs besides the clock: one
+ * atomic read-modify-write of the shared tick word, which is what makes the
+ * IDs of concurrent sessions unique and ordered as the calls were.  A
+ * compare-and-swap loop (what the generator does), a fetch-and-add (the
+ * cheapest such instruction), and the two shared steps together: the cost
+ * below which no generator that reads a fresh clock and keeps that order
+ * can go on this machine.
+ *
  *   bench/clock_read.sh [runs]      (builds it, runs it, prints medians)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -95,6 +103,32 @@ tsc_calibrate(void)
 }
 #endif
 
+/* the tick word, as the generator's one shared word */
+static volatile uint64_t tick_word;
+
+static int64_t
+tick_cas(void)
+{
+	uint64_t	old = tick_word;
+
+	while (!__atomic_compare_exchange_n(&tick_word, &old, old + 1, 0,
+										__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	return (int64_t) old;
+}
+
+static int64_t
+tick_xadd(void)
+{
+	return (int64_t) __atomic_fetch_add(&tick_word, 1, __ATOMIC_SEQ_CST);
+}
+
+static int64_t
+clock_and_cas(void)
+{
+	return realtime_ms() + tick_cas();
+}
+
 static double
 time_reads(int64_t (*f) (void), long reads)
 {
@@ -127,5 +161,8 @@ main(int argc, char **argv)
 	printf("TSC extrapolation ms              %6.2f ns\n", time_reads(tsc_ms, reads));
 	printf("rdtsc alone                       %6.2f ns\n", time_reads(rdtsc_only, reads));
 #endif
+	printf("compare-and-swap of the tick word %6.2f ns\n", time_reads(tick_cas, reads));
+	printf("fetch-and-add of the tick word    %6.2f ns\n", time_reads(tick_xadd, reads));
+	printf("REALTIME ms + compare-and-swap    %6.2f ns\n", time_reads(clock_and_cas, reads));
 	return 0;
 }
