@@ -100,6 +100,13 @@ bench: deps
 dist:
 	@scripts/dist.sh $(DISTDIR)
 
+# The Debian package postgresql-15-idgen_<default_version>_<arch>.deb, built
+# by dpkg-buildpackage with pg_buildext (debian/) in a scratch copy of the
+# tree; DEBDIR=dir puts it elsewhere than the top of the tree.
+.PHONY: deb
+deb:
+	@scripts/deb.sh $(DEBDIR)
+
 # regress and isolation against idgen.so built with ASan and UBSan, in a scratch
 # copy of PostgreSQL (scripts/sanitize.sh); make test runs it as a layer too
 sanitize: deps

@@ -11,6 +11,9 @@ packages=(
 	libfaketime faketime
 	python3-psycopg2
 	gnuplot-nox
+	pgbouncer libdbd-pg-perl
+	prometheus-postgres-exporter prometheus
+	debhelper postgresql-server-dev-all dpkg-dev
 )
 
 # node-postgres round trips need node and npm; use the machine's if it has them
@@ -42,6 +45,24 @@ mkdir -p /etc/postgresql-common
 if [ ! -f /etc/postgresql-common/createcluster.conf ] || ! grep -q '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
 	echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
 fi
+# pgbouncer, prometheus and the exporter ship services; the tests start
+# their own on loopback ports, so the packages must not start theirs (the
+# Debian maintainer scripts ask policy-rc.d, under systemd as well)
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\n# scripts/deps.sh: no service starts while it installs\nexit 101\n' > "$policy"
+	chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get install -y -qq --no-install-recommends \
 	-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
 	"${missing[@]}"
+# and they stay off at boot: only what this run installed, a service the
+# machine had before is left as it was
+if [ -d /run/systemd/system ]; then
+	for unit in pgbouncer prometheus prometheus-postgres-exporter; do
+		case " ${missing[*]} " in
+		*" $unit "*) systemctl disable --now "$unit" >/dev/null 2>&1 || true ;;
+		esac
+	done
+fi

@@ -82,6 +82,10 @@ layer "pg_regress" regress
 layer "isolation" isolation
 layer "sanitizers (regress and isolation under ASan+UBSan)" "$root/scripts/sanitize.sh"
 layer "TAP" tap
+# the Debian package (make deb, apt install, load, apt remove): last, since
+# installing and removing it replaces and deletes the files `make install`
+# put into the system PostgreSQL (scripts/deb_check.sh puts them back)
+layer "Debian package" "$root/scripts/deb_check.sh"
 
 echo
 if [ "$failed" -gt 0 ]; then

@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# make test's "Debian package" layer: `make deb` builds
+# postgresql-15-idgen_<version>_<arch>.deb, `apt install ./<it>.deb` installs
+# it on this machine, its files are where dpkg says, a throwaway cluster with
+# shared_preload_libraries = 'idgen' creates the extension and generates an
+# ID, `apt remove` takes it away again and its files are gone.
+#
+# Installing the package overwrites, and removing it deletes, the very files
+# `make install` put into the system PostgreSQL (idgen.so, the control file,
+# the scripts).  So this layer first saves those files as they are and puts
+# them back at the end, whatever happened, and checks that they are back: it
+# leaves the machine as it found it.  scripts/test.sh runs it last.
+#
+# It has to be root (apt).  As another user it skips with a message, unless
+# IDGEN_REQUIRE_DEB=1, which makes that a failure.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd -P)
+PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+package=postgresql-15-idgen
+run_as=${IDGEN_TEST_USER:-postgres}
+
+if [ "$(id -u)" -ne 0 ]; then
+	if [ "${IDGEN_REQUIRE_DEB:-}" = 1 ]; then
+		echo "deb_check: FAIL: IDGEN_REQUIRE_DEB=1, but installing a package needs root" >&2
+		exit 1
+	fi
+	echo "deb_check: skipped: installing a package needs root (IDGEN_REQUIRE_DEB=1 makes this a failure)"
+	exit 0
+fi
+if [ ! -x "$PG_CONFIG" ]; then
+	echo "deb_check: FAIL: $PG_CONFIG is missing (postgresql-server-dev-15)" >&2
+	exit 1
+fi
+if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+	echo "deb_check: FAIL: $package is already installed; this check would remove it. Remove it first (apt remove $package)." >&2
+	exit 1
+fi
+
+version=$(sed -n "s/^[[:space:]]*default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" "$root/idgen.control")
+pkglibdir=$("$PG_CONFIG" --pkglibdir)
+sharedir=$("$PG_CONFIG" --sharedir)
+bindir=$("$PG_CONFIG" --bindir)
+
+failures=0
+ok() { echo "deb_check: ok: $*"; }
+fail() {
+	echo "deb_check: FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+check() {
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else fail "$what"; fi
+}
+
+work=$(mktemp -d /tmp/idgen-debcheck.XXXXXX)
+chmod 755 "$work"
+
+# --- the files make install put there, saved -----------------------------------
+
+# every idgen file of the system PostgreSQL, relative to /
+saved=()
+for f in "$pkglibdir"/idgen.so "$pkglibdir"/bitcode/idgen.index.bc "$pkglibdir"/bitcode/idgen \
+	"$sharedir"/extension/idgen.control "$sharedir"/extension/idgen--*.sql; do
+	[ -e "$f" ] && saved+=("${f#/}")
+done
+if [ ${#saved[@]} -gt 0 ]; then
+	tar -C / -cf "$work/before.tar" "${saved[@]}" || { echo "deb_check: FAIL: could not save the installed files" >&2; exit 1; }
+	cp -p "$pkglibdir/idgen.so" "$work/idgen.so.before" 2>/dev/null || true
+fi
+
+pgdata=$work/pg/data
+port=$((20000 + RANDOM % 20000))
+
+cleanup() {
+	if [ -f "$pgdata/postmaster.pid" ]; then
+		runuser -u "$run_as" -- "$bindir/pg_ctl" -D "$pgdata" -m immediate -w stop >/dev/null 2>&1
+	fi
+	if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+		DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "$package" >/dev/null 2>&1
+	fi
+	# what make install had put there, back as it was
+	if [ -f "$work/before.tar" ]; then
+		tar -C / -xpf "$work/before.tar"
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# --- build ------------------------------------------------------------------------
+
+if ! "$root/scripts/deb.sh" "$work/out"; then
+	fail "make deb"
+	exit 1
+fi
+shopt -s nullglob
+debs=("$work"/out/"$package"_"$version"_*.deb)
+shopt -u nullglob
+if [ ${#debs[@]} -ne 1 ]; then
+	fail "make deb made one ${package}_${version}_*.deb (found ${#debs[@]})"
+	exit 1
+fi
+deb=${debs[0]}
+ok "make deb built $(basename "$deb")"
+check "the package is named $package" test "$(dpkg-deb -f "$deb" Package)" = "$package"
+check "its version is idgen.control's default_version $version" test "$(dpkg-deb -f "$deb" Version)" = "$version"
+check "it depends on postgresql-15" grep -q 'postgresql-15' <<<"$(dpkg-deb -f "$deb" Depends)"
+
+# --- apt install ------------------------------------------------------------------
+
+if ! (cd "$work/out" && DEBIAN_FRONTEND=noninteractive apt install -y -q "./$(basename "$deb")") >"$work/apt-install.log" 2>&1; then
+	cat "$work/apt-install.log" >&2
+	fail "apt install ./$(basename "$deb")"
+	exit 1
+fi
+ok "apt install ./$(basename "$deb")"
+check "dpkg reports $package installed" \
+	bash -c "dpkg-query -W -f='\${Status} \${Version}' $package | grep -qx 'install ok installed $version'"
+
+dpkg -L "$package" >"$work/files"
+# the files the package must have: the library, the control file and every
+# SQL script the tree installs (the upgrade chain and the current version's)
+expected=("$pkglibdir/idgen.so" "$sharedir/extension/idgen.control" "$sharedir/extension/idgen--$version.sql")
+for f in "$root"/idgen--*.sql; do
+	expected+=("$sharedir/extension/$(basename "$f")")
+done
+missing=()
+for f in "${expected[@]}"; do
+	if ! grep -qx "$f" "$work/files" || [ ! -f "$f" ]; then
+		missing+=("$f")
+	fi
+done
+check "dpkg -L lists, and the disk has, idgen.so, idgen.control and the ${#expected[@]} files expected (missing: ${missing[*]:-none})" \
+	test ${#missing[@]} -eq 0
+check "dpkg --verify: the installed files are the package's" dpkg --verify "$package"
+check "the control file says default_version '$version'" \
+	grep -q "^default_version = '$version'" "$sharedir/extension/idgen.control"
+
+# --- load it in a throwaway cluster -------------------------------------------------
+
+psql_q() {
+	runuser -u "$run_as" -- env PGOPTIONS='-c client_min_messages=warning' "$bindir/psql" -X -q -A -t -v ON_ERROR_STOP=1 \
+		-h "$work/pg" -p "$port" -d postgres -c "$1"
+}
+
+mkdir -p "$work/pg"
+chown "$run_as" "$work/pg"
+if runuser -u "$run_as" -- "$bindir/initdb" -D "$pgdata" -A trust --no-sync >"$work/initdb.log" 2>&1; then
+	ok "initdb of a throwaway cluster"
+	cat >>"$pgdata/postgresql.conf" <<-EOF
+		shared_preload_libraries = 'idgen'
+		listen_addresses = ''
+		unix_socket_directories = '$work/pg'
+		port = $port
+	EOF
+	if runuser -u "$run_as" -- "$bindir/pg_ctl" -D "$pgdata" -l "$work/pg/server.log" -w start >/dev/null 2>&1; then
+		ok "the cluster starts with shared_preload_libraries = 'idgen'"
+		check "CREATE EXTENSION IF NOT EXISTS idgen" psql_q 'CREATE EXTENSION IF NOT EXISTS idgen'
+		check "the extension is version $version" test "$(psql_q "SELECT extversion FROM pg_extension WHERE extname = 'idgen'")" = "$version"
+		state=
+		for _ in $(seq 1 300); do
+			state=$(psql_q 'SELECT state FROM idgen_status()' 2>/dev/null)
+			[ "$state" = active ] && break
+			sleep 0.1
+		done
+		check "idgen_status() reaches active (last: ${state:-none})" test "$state" = active
+		check "SELECT idgen_next() issues an ID" \
+			test "$(psql_q 'SELECT idgen_next() > 0 AND idgen_next128() IS NOT NULL')" = t
+		check "and a new database gets the extension too" \
+			bash -c "runuser -u '$run_as' -- '$bindir/createdb' -h '$work/pg' -p $port app &&
+				runuser -u '$run_as' -- '$bindir/psql' -X -q -A -t -v ON_ERROR_STOP=1 -h '$work/pg' -p $port -d app \
+					-c 'CREATE EXTENSION idgen' -c 'SELECT count(DISTINCT i) FROM idgen_next_batch(10) AS i' | grep -qx 10"
+		runuser -u "$run_as" -- "$bindir/pg_ctl" -D "$pgdata" -m fast -w stop >/dev/null 2>&1
+		check "the cluster stops" test ! -f "$pgdata/postmaster.pid"
+	else
+		cat "$work/pg/server.log" >&2
+		fail "the cluster starts with shared_preload_libraries = 'idgen'"
+	fi
+else
+	cat "$work/initdb.log" >&2
+	fail "initdb of a throwaway cluster"
+fi
+
+# --- apt remove ---------------------------------------------------------------------
+
+if DEBIAN_FRONTEND=noninteractive apt remove -y -q "$package" >"$work/apt-remove.log" 2>&1; then
+	ok "apt remove $package"
+else
+	cat "$work/apt-remove.log" >&2
+	fail "apt remove $package"
+fi
+check "dpkg no longer reports $package installed" \
+	bash -c "! dpkg-query -W -f='\${Status}' $package 2>/dev/null | grep -q 'install ok installed'"
+left=()
+while read -r f; do
+	[ -f "$f" ] && left+=("$f")
+done <"$work/files"
+check "every file of the package is gone (left: ${left[*]:-none})" test ${#left[@]} -eq 0
+
+# --- make install's files back --------------------------------------------------------
+
+if [ -f "$work/before.tar" ]; then
+	tar -C / -xpf "$work/before.tar"
+	check "the files make install had put there are back (${#saved[@]} of them)" \
+		bash -c 'cd / && for f in "$@"; do [ -e "$f" ] || exit 1; done' _ "${saved[@]}"
+	check "idgen.so is back, the same file as before" cmp -s "$work/idgen.so.before" "$pkglibdir/idgen.so"
+else
+	echo "deb_check: note: no idgen files were installed before this check, so none are restored"
+fi
+
+echo "deb_check: $failures failure(s)"
+[ "$failures" -eq 0 ]
