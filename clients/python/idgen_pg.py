@@ -88,10 +88,8 @@ def register(conn):
 
 def _register_psycopg(conn):
     from psycopg.adapt import Dumper, Loader
-    from psycopg.pq import Format
+    from psycopg.pq import Format, TransactionStatus
     from psycopg.types import TypeInfo
-
-    from psycopg.pq import TransactionStatus
 
     # the catalog query must not leave a transaction open behind the caller
     idle = conn.info.transaction_status == TransactionStatus.IDLE

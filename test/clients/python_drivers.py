@@ -99,8 +99,73 @@ def exercise(conn, cursor_for, tag, table):
           "got %r" % ((i, t, uu),))
 
 
+# --- the recipes of docs/clients.md ------------------------------------------
+
+def recipe_psycopg(connstr):
+    import psycopg
+    import idgen_pg
+
+    with psycopg.connect(connstr) as conn:
+        idgen_pg.register(conn)
+        conn.execute("""CREATE TEMP TABLE orders (
+                            id idgen PRIMARY KEY DEFAULT idgen_next(),
+                            public_id idgen128 NOT NULL DEFAULT idgen_next128(),
+                            item text)""")
+        order_id, public_id = conn.execute(
+            "INSERT INTO orders (item) VALUES (%s) RETURNING id, public_id",
+            ["book"]).fetchone()            # an int and a uuid.UUID
+        item = conn.execute(
+            "SELECT item FROM orders WHERE id = %s AND public_id = %s",
+            [order_id, public_id]).fetchone()[0]
+        # binary results: the same values, from int8's and uuid's formats
+        same = conn.cursor(binary=True).execute(
+            "SELECT id, public_id FROM orders").fetchone()
+        # a plain int or UUID as an ID: wrap it
+        conn.execute("INSERT INTO orders VALUES (%s, %s, 'pen')",
+                     [idgen_pg.Idgen(2**53 + 1),
+                      idgen_pg.Idgen128(uuid.UUID("01234567-89ab-7def-8123-456789abcdef"))])
+        pen = conn.execute("SELECT id FROM orders WHERE item = 'pen'").fetchone()[0]
+        server = conn.execute("SELECT id::text, public_id::text FROM orders WHERE item = 'book'").fetchone()
+    return order_id, public_id, item, same, pen, server
+
+
+def recipe_psycopg2(connstr):
+    import psycopg2
+    import idgen_pg
+
+    with psycopg2.connect(connstr) as conn, conn.cursor() as cur:
+        idgen_pg.register(conn)
+        cur.execute("""CREATE TEMP TABLE orders (
+                           id idgen PRIMARY KEY DEFAULT idgen_next(),
+                           public_id idgen128 NOT NULL DEFAULT idgen_next128(),
+                           item text)""")
+        cur.execute("INSERT INTO orders (item) VALUES (%s) RETURNING id, public_id",
+                    ["book"])
+        order_id, public_id = cur.fetchone()  # an int and a uuid.UUID
+        cur.execute("SELECT item FROM orders WHERE id = %s AND public_id = %s",
+                    [order_id, public_id])
+        item = cur.fetchone()[0]
+        cur.execute("INSERT INTO orders VALUES (%s, %s, 'pen')",
+                    [2**53 + 1,
+                     idgen_pg.Idgen128(uuid.UUID("01234567-89ab-7def-8123-456789abcdef"))])
+        cur.execute("SELECT id FROM orders WHERE item = 'pen'")
+        pen = cur.fetchone()[0]
+        cur.execute("SELECT id::text, public_id::text FROM orders WHERE item = 'book'")
+        server = cur.fetchone()
+    return order_id, public_id, item, (order_id, public_id), pen, server
+
+
+def check_recipe(tag, result):
+    order_id, public_id, item, same, pen, server = result
+    check(tag + "_recipe", isinstance(order_id, int) and isinstance(public_id, uuid.UUID)
+          and str(order_id) == server[0] and str(public_id) == server[1] and item == "book"
+          and tuple(same) == (order_id, public_id) and pen == 2**53 + 1,
+          "got %r" % (result,))
+
+
 def run_psycopg(connstr):
     import psycopg
+    check_recipe("p3", recipe_psycopg(connstr))
     conn = psycopg.connect(connstr, autocommit=True)
     v = conn.execute("SELECT idgen_next()").fetchone()[0]
     vb = conn.cursor(binary=True).execute("SELECT idgen_next()").fetchone()[0]
@@ -126,6 +191,7 @@ def run_psycopg(connstr):
 
 def run_psycopg2(connstr):
     import psycopg2
+    check_recipe("p2", recipe_psycopg2(connstr))
     conn = psycopg2.connect(connstr)
     conn.autocommit = True
     cur = conn.cursor()
