@@ -17,7 +17,8 @@ Wrap a plain value to pass it as an ID: Idgen(42), Idgen128(some_uuid).
 
 The type OIDs differ per database, so register() looks them up in the
 connection's database, in the schema the extension was created in; it
-raises LookupError when the extension is not there.  psycopg2 has no binary
+raises LookupError when the extension is not there.  It takes a psycopg 3
+Connection (not an AsyncConnection) or a psycopg2 connection.  psycopg2 has no binary
 results (its binary COPY is covered by the wire formats: int8's and uuid's).
 """
 import uuid

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """python_drivers.py - clients/python/idgen_pg.py through psycopg 3 and psycopg2
 
-usage: python_drivers.py psycopg|psycopg2 CONNSTR
+usage: python_drivers.py psycopg|psycopg2 CONNSTR OTHER_CONNSTR NOEXT_CONNSTR
 
 Run by test/t/053_orms.pl (with clients/python on PYTHONPATH) against a node
 where the extension exists in the database CONNSTR names.  Prints one line
@@ -18,7 +18,10 @@ results, psycopg2 in text: it has no binary results):
   - 100 consecutive generated IDs, above 2**53 and not all doubles, are
     exact; so are 2**53 + 1 and 2**63 - 1;
   - values read go back in as parameters (INSERT, =, <, ORDER BY), and so
-    do plain values wrapped in Idgen / Idgen128.
+    do plain values wrapped in Idgen / Idgen128;
+  - in OTHER_CONNSTR's database the extension is in schema "ids", not on
+    the search_path: register() finds the types there; in NOEXT_CONNSTR's
+    there is no extension: register() raises LookupError.
 """
 import sys
 import uuid
@@ -203,9 +206,30 @@ def run_psycopg2(connstr):
     conn.close()
 
 
+def other_databases(driver, other, noext):
+    module = __import__(driver)
+    conn = module.connect(other)
+    idgen_pg.register(conn)
+    cur = conn.cursor()
+    cur.execute("SELECT i, ids.idgen_next128(), i::text FROM ids.idgen_next() AS i")
+    i, u, t = cur.fetchone()
+    check(driver + "_other_schema", type(i) is idgen_pg.Idgen and str(i) == t
+          and type(u) is idgen_pg.Idgen128, "got %r" % ((i, u, t),))
+    conn.close()
+    conn = module.connect(noext)
+    try:
+        idgen_pg.register(conn)
+        raised = "nothing"
+    except LookupError as e:
+        raised = str(e)
+    check(driver + "_no_extension", "not installed" in raised, "raised %r" % raised)
+    conn.close()
+
+
 def main():
-    driver, connstr = sys.argv[1], sys.argv[2]
+    driver, connstr, other, noext = sys.argv[1:5]
     {"psycopg": run_psycopg, "psycopg2": run_psycopg2}[driver](connstr)
+    other_databases(driver, other, noext)
     print("done")
     sys.exit(1 if failures else 0)
 

@@ -7,7 +7,8 @@
 #      clients/python/idgen_pg.py's register(conn), run by
 #      test/clients/python_drivers.py - int and uuid.UUID in text and (psycopg
 #      3) binary results, arrays, exact above 2^53, the values back in as
-#      parameters;
+#      parameters; the types found in a schema off the search_path, and
+#      LookupError in a database without the extension;
 #   c. SQLAlchemy 1.4 (python3-sqlalchemy): clients/python/idgen_sqlalchemy.py,
 #      run by test/clients/sqlalchemy_recipe.py - create_all with the
 #      server defaults, INSERT ... RETURNING, the ORM's flush, queries;
@@ -64,6 +65,12 @@ ok(wait_state($node),
 my $user = $node->safe_psql('postgres', 'SELECT current_user');
 my $port = $node->port;
 my $tcp_connstr = "host=127.0.0.1 port=$port user=$user dbname=postgres";
+
+# for the Python drivers: a database with the extension in a schema off the
+# search_path, and one without it
+$node->safe_psql('postgres', 'CREATE DATABASE other_schema');
+$node->safe_psql('other_schema', 'CREATE SCHEMA ids; CREATE EXTENSION idgen SCHEMA ids');
+$node->safe_psql('postgres', 'CREATE DATABASE no_extension');
 
 # the first executable of that name on PATH
 sub find_program
@@ -160,11 +167,14 @@ my @p3_common = qw(idgen_is_int idgen_exact above_2_53 idgen128_is_uuid
 my %python_checks = (
 	psycopg => [
 		qw(p3_recipe p3_default_not_int p3_register_left_idle p3_binary_is_binary
-		  p3_register_keeps_transaction),
+		  p3_register_keeps_transaction psycopg_other_schema psycopg_no_extension),
 		(map { "p3_text_$_" } @p3_common),
 		(map { "p3_binary_$_" } @p3_common)
 	],
-	psycopg2 => [ 'p2_recipe', 'p2_default_not_int', map { "p2_text_$_" } @p3_common ],);
+	psycopg2 => [
+		qw(p2_recipe p2_default_not_int psycopg2_other_schema psycopg2_no_extension),
+		map { "p2_text_$_" } @p3_common
+	],);
 my %python_package = (psycopg => 'python3-psycopg', psycopg2 => 'python3-psycopg2');
 
 for my $driver ('psycopg', 'psycopg2')
@@ -176,7 +186,12 @@ for my $driver ('psycopg', 'psycopg2')
 			scalar(@checks) + 3)
 		  unless python_has($driver);
 		my ($rc, $out, $err) = run_python(
-			[ "$clients_dir/python_drivers.py", $driver, $tcp_connstr ], 120);
+			[
+				"$clients_dir/python_drivers.py", $driver, $tcp_connstr,
+				"host=127.0.0.1 port=$port user=$user dbname=other_schema",
+				"host=127.0.0.1 port=$port user=$user dbname=no_extension"
+			],
+			120);
 		note("python_drivers.py $driver:\n$out$err");
 		assert_checks("python/$driver", $rc, $out, $err, @checks);
 	}
