@@ -10,6 +10,7 @@ packages=(
 	gcc libasan8 libubsan1
 	libfaketime faketime
 	python3-psycopg2
+	python3-psycopg python3-sqlalchemy python3-django libpostgresql-jdbc-java ruby-pg
 	gnuplot-nox
 	pgbouncer libdbd-pg-perl
 	prometheus-postgres-exporter prometheus
@@ -19,6 +20,11 @@ packages=(
 # node-postgres round trips need node and npm; use the machine's if it has them
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	packages+=(nodejs npm)
+fi
+
+# the JDBC recipe compiles with javac; use the machine's JDK if it has one
+if ! command -v javac >/dev/null 2>&1; then
+	packages+=(default-jdk-headless)
 fi
 
 missing=()
