@@ -2,3 +2,41 @@
 
 -- complain if script is sourced in psql, rather than via ALTER EXTENSION
 \echo Use "ALTER EXTENSION idgen UPDATE TO '0.6'" to load this file. \quit
+
+-- ---------------------------------------------------------------------
+-- min() and max() of both types (0.6).  They return the type itself, so
+-- idgen_timestamp(max(id)) works; without them max(id) of an idgen went
+-- through the implicit cast to bigint's max() and idgen128 had none.  An
+-- idgen argument matches these exactly, so they win over bigint's.  The
+-- sort operators let the planner answer them with a one-row index scan.
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.idgen_larger(@extschema@.idgen, @extschema@.idgen) RETURNS @extschema@.idgen AS 'int8larger' LANGUAGE internal IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.idgen_larger(@extschema@.idgen, @extschema@.idgen) IS 'the larger of two idgen, the step of max()';
+CREATE FUNCTION @extschema@.idgen_smaller(@extschema@.idgen, @extschema@.idgen) RETURNS @extschema@.idgen AS 'int8smaller' LANGUAGE internal IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.idgen_smaller(@extschema@.idgen, @extschema@.idgen) IS 'the smaller of two idgen, the step of min()';
+CREATE FUNCTION @extschema@.idgen128_larger(@extschema@.idgen128, @extschema@.idgen128) RETURNS @extschema@.idgen128 AS 'MODULE_PATHNAME', 'idgen128_larger' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.idgen128_larger(@extschema@.idgen128, @extschema@.idgen128) IS 'the larger of two idgen128, the step of max()';
+CREATE FUNCTION @extschema@.idgen128_smaller(@extschema@.idgen128, @extschema@.idgen128) RETURNS @extschema@.idgen128 AS 'MODULE_PATHNAME', 'idgen128_smaller' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.idgen128_smaller(@extschema@.idgen128, @extschema@.idgen128) IS 'the smaller of two idgen128, the step of min()';
+
+CREATE AGGREGATE @extschema@.max(@extschema@.idgen) (
+    SFUNC = @extschema@.idgen_larger, STYPE = @extschema@.idgen,
+    COMBINEFUNC = @extschema@.idgen_larger,
+    SORTOP = OPERATOR(@extschema@.>), PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@.max(@extschema@.idgen) IS 'the largest (latest) idgen; an index scan on a btree index';
+CREATE AGGREGATE @extschema@.min(@extschema@.idgen) (
+    SFUNC = @extschema@.idgen_smaller, STYPE = @extschema@.idgen,
+    COMBINEFUNC = @extschema@.idgen_smaller,
+    SORTOP = OPERATOR(@extschema@.<), PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@.min(@extschema@.idgen) IS 'the smallest (earliest) idgen; an index scan on a btree index';
+CREATE AGGREGATE @extschema@.max(@extschema@.idgen128) (
+    SFUNC = @extschema@.idgen128_larger, STYPE = @extschema@.idgen128,
+    COMBINEFUNC = @extschema@.idgen128_larger,
+    SORTOP = OPERATOR(@extschema@.>), PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@.max(@extschema@.idgen128) IS 'the largest (latest) idgen128; an index scan on a btree index';
+CREATE AGGREGATE @extschema@.min(@extschema@.idgen128) (
+    SFUNC = @extschema@.idgen128_smaller, STYPE = @extschema@.idgen128,
+    COMBINEFUNC = @extschema@.idgen128_smaller,
+    SORTOP = OPERATOR(@extschema@.<), PARALLEL = SAFE);
+COMMENT ON AGGREGATE @extschema@.min(@extschema@.idgen128) IS 'the smallest (earliest) idgen128; an index scan on a btree index';
