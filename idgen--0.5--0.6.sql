@@ -64,3 +64,33 @@ COMMENT ON FUNCTION @extschema@.uuid_from_typeid(text, text) IS 'the UUID of Typ
 CREATE FUNCTION @extschema@.typeid_prefix(t text) RETURNS text
     AS 'MODULE_PATHNAME', 'idgen_typeid_prefix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.typeid_prefix(text) IS 'the type prefix of TypeID text (empty: none); refuses invalid TypeID text';
+
+-- ---------------------------------------------------------------------
+-- Time predicates prune partitions (0.6).  When a query is planned, the
+-- support function of the ID-vs-timestamptz operators (idgen.time_support)
+-- puts in their place equal comparisons of the ID with these bounds (see
+-- src/timecmp.c): id >= ts becomes id >= idgen.ids_from(ts) AND
+-- id > idgen.ids_before(ts), id < ts becomes id <= idgen.ids_before(ts),
+-- and so on.  Those operators are in the btree families, so a table
+-- PARTITION BY RANGE (id) scans only the partitions of the time range.
+-- Queries call the bounds, so PUBLIC may.
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION idgen.ids_before(ts timestamptz) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_ids_before' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION idgen.ids_before(timestamptz) IS 'the highest idgen earlier than the millisecond of ts, -1 if none: id < ts is id <= this';
+CREATE FUNCTION idgen.ids_through(ts timestamptz) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_ids_through' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION idgen.ids_through(timestamptz) IS 'the highest idgen not later than the millisecond of ts, -1 if none: id <= ts is id <= this';
+CREATE FUNCTION idgen.ids_from(ts timestamptz) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_ids_from' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION idgen.ids_from(timestamptz) IS 'the lowest idgen not earlier than the millisecond of ts (the largest idgen if none is): id >= ts is id >= this and id > idgen.ids_before(ts)';
+CREATE FUNCTION idgen.ids_after(ts timestamptz) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'idgen_ids_after' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION idgen.ids_after(timestamptz) IS 'the lowest idgen later than the millisecond of ts (the largest idgen if none is): id > ts is id >= this and id > idgen.ids_through(ts)';
+CREATE FUNCTION idgen.ids128_from(ts timestamptz) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_ids128_from' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION idgen.ids128_from(timestamptz) IS 'the lowest idgen128 not earlier than the millisecond of ts (all ones if none is): id >= ts is id >= this, id < ts is id < this';
+CREATE FUNCTION idgen.ids128_after(ts timestamptz) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'idgen_ids128_after' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION idgen.ids128_after(timestamptz) IS 'the lowest idgen128 later than the millisecond of ts (all ones if none is): id > ts is id >= this, id <= ts is id < this';
