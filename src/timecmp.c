@@ -19,23 +19,23 @@
  * it binary-searches bounds (it would drop partitions whose bounds lie
  * inside the millisecond), and so does a btree descent.
  *
- * Instead, since the millisecond never decreases, each comparison is equal
- * to comparisons of the ID with ID-typed bounds of ts's millisecond, and
- * when the planner simplifies a query the support function below puts
- * those in its place (simplify_time_comparison has the list), e.g.
+ * Instead the support function below serves two planner requests.  For
+ * an index scan it offers a lossy ID range (SupportRequestIndexCondition).
+ * For partition pruning, which looks only at the operators of the key's
+ * family, it replaces, on a partitioned table, each comparison by the ID
+ * comparisons it is equal to (SupportRequestSimplify; since the millisecond
+ * never decreases, a time range is one range of IDs), e.g.
  *
  *     id < ts  ->  id <= idgen.ids_before(ts)   (the highest earlier ID)
  *
- * Those are operators of the btree families, so index scans and partition
- * pruning use them as they are, and nothing needs rechecking.  Stored
- * expressions (generated columns, index expressions, defaults) are not
- * planned as a query and keep the operator as written, which stays
- * IMMUTABLE.
+ * Those are operators of the btree families, so pruning (and the indexes of
+ * the partitions) use them as they are, and nothing needs rechecking.
  */
 #include "base.h"
 
 #include "access/stratnum.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -43,6 +43,7 @@
 #include "nodes/supportnodes.h"
 #include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
+#include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
@@ -258,6 +259,34 @@ bound_clause(const char *extschema, const char *opname, Node *idarg,
 }
 
 /*
+ * Is this ID argument a column of a partitioned table of the query being
+ * planned?  Only there does the rewrite pay: elsewhere the operator stays,
+ * as it was, with the index support below, so that a partial index whose
+ * predicate is written as a time comparison still matches the same
+ * comparison in a query (the predicate itself is never rewritten).
+ */
+static bool
+on_partitioned_table(PlannerInfo *root, Node *idarg)
+{
+	Var		   *var;
+	Index		up;
+	RangeTblEntry *rte;
+
+	while (IsA(idarg, RelabelType))
+		idarg = (Node *) ((RelabelType *) idarg)->arg;
+	if (!IsA(idarg, Var))
+		return false;
+	var = (Var *) idarg;
+	for (up = 0; up < var->varlevelsup && root != NULL; up++)
+		root = root->parent_root;
+	if (root == NULL || root->parse == NULL ||
+		var->varno < 1 || var->varno > list_length(root->parse->rtable))
+		return false;
+	rte = rt_fetch(var->varno, root->parse->rtable);
+	return rte->rtekind == RTE_RELATION && rte->relkind == RELKIND_PARTITIONED_TABLE;
+}
+
+/*
  * The rewrite.  With the ID on the left, and "after" for > and <= (whose
  * split lies after ts's millisecond rather than before it):
  *
@@ -277,12 +306,12 @@ bound_clause(const char *extschema, const char *opname, Node *idarg,
  * not above it, and "> ids_before" (then the largest ID) keeps the answer
  * exact.  For idgen128 the all-ones uuid serves as "above every ID".
  *
- * Only while a query is planned (root set): an expression planned on its
- * own (a generated column, an index expression, a CHECK constraint, a
- * default) keeps its IMMUTABLE operator, and gains nothing from a bound.
- * Returns NULL to leave the call as it is, also when the bound functions
- * are not installed (a new library before ALTER EXTENSION UPDATE): the
- * index support below still serves then.
+ * Only while a query is planned (root set), and only for a column of a
+ * partitioned table: an expression planned on its own (a generated column,
+ * an index expression, a CHECK constraint, a default) keeps its IMMUTABLE
+ * operator, and so do comparisons on other tables.  Returns NULL to leave
+ * the call as it is, also when the bound functions are not installed (a
+ * new library before ALTER EXTENSION UPDATE).
  */
 static Node *
 simplify_time_comparison(SupportRequestSimplify *req)
@@ -323,7 +352,7 @@ simplify_time_comparison(SupportRequestSimplify *req)
 	rel[2] = '\0';
 	idarg = id_left ? linitial(call->args) : lsecond(call->args);
 	tsarg = id_left ? lsecond(call->args) : linitial(call->args);
-	if (exprType(tsarg) != TIMESTAMPTZOID)
+	if (exprType(tsarg) != TIMESTAMPTZOID || !on_partitioned_table(req->root, idarg))
 		return NULL;
 
 	/* read with the ID on the left: ts < id is id > ts, and so on */
@@ -353,7 +382,7 @@ simplify_time_comparison(SupportRequestSimplify *req)
 }
 
 /*
- * Index support, for when the rewrite above did not happen.  The planner
+ * Index support, where the rewrite above does not happen.  The planner
  * asks this support function, and it answers with plain ID comparisons
  * against the bounds of the timestamp's millisecond, the way a LIKE prefix
  * becomes a range:
