@@ -390,6 +390,7 @@ simplify_time_comparison(SupportRequestSimplify *req)
  *     id <  ts, id <= ts   ->  id <= idgen_max_at(ts)
  *     id >  ts, id >= ts   ->  id >= idgen_min_at(ts)
  *
+ * (id <= ts of an idgen: id <= idgen.ids_through(ts), see below)
  * (and the same for idgen128 with its own bounds).  Each is a superset of
  * what the clause asks for, also where the bounds clamp at the ends of the
  * time range, and the original clause stays as a recheck (lossy), so the
@@ -420,7 +421,9 @@ idgen_time_support(PG_FUNCTION_ARGS)
 	bool		id_left;
 	int			strategy;
 	bool		use_min;
+	bool		through;
 	Oid			idtype;
+	Oid			boundtype;
 	Oid			boundfn;
 	Oid			idop;
 	Expr	   *bound;
@@ -460,6 +463,7 @@ idgen_time_support(PG_FUNCTION_ARGS)
 		strategy = id_left ? BTGreaterEqualStrategyNumber : BTLessEqualStrategyNumber;
 	else
 		PG_RETURN_POINTER(NULL);
+	through = strategy == BTLessEqualStrategyNumber;
 	/* non-strict bounds only: supersets even where the bounds clamp */
 	if (strategy == BTLessStrategyNumber)
 		strategy = BTLessEqualStrategyNumber;
@@ -480,7 +484,31 @@ idgen_time_support(PG_FUNCTION_ARGS)
 	if (!OidIsValid(idop))
 		PG_RETURN_POINTER(NULL);
 
-	bound = (Expr *) makeFuncExpr(boundfn, idtype, list_make1(copyObject(tsarg)),
+	boundtype = idtype;
+
+	/*
+	 * id <= ts for idgen: idgen_max_at(ts) falls short for the IDs no node
+	 * issues just below a later epoch's first ID, which count as the last
+	 * millisecond before that epoch (idgen_epochs_compare_ms); the exact
+	 * bound idgen.ids_through(ts) covers them, where it is installed.
+	 */
+	if (through && get_func_rettype(boundfn) != UUIDOID)
+	{
+		Oid			argtype = TIMESTAMPTZOID;
+		Oid			exact = LookupFuncName(list_make2(makeString("idgen"), makeString("ids_through")),
+										   1, &argtype, true);
+		Oid			exactop = get_opfamily_member(req->opfamily, idtype, INT8OID,
+												  BTLessEqualStrategyNumber);
+
+		if (OidIsValid(exact) && OidIsValid(exactop))
+		{
+			boundfn = exact;
+			boundtype = INT8OID;
+			idop = exactop;
+		}
+	}
+
+	bound = (Expr *) makeFuncExpr(boundfn, boundtype, list_make1(copyObject(tsarg)),
 								  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 	req->lossy = true;
 	PG_RETURN_POINTER(list_make1(make_opclause(idop, BOOLOID, false,
