@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
 	postgresql-15 postgresql-server-dev-15 postgresql-contrib
 	postgresql-15-pgtap libipc-run-perl
+	postgresql-15-partman
 	clang libclang-rt-14-dev
 	gcc libasan8 libubsan1
 	libfaketime faketime

@@ -144,6 +144,40 @@ idgen_epochs_at(const IdgenEpochList *list, int64_t unix_ms)
 	return &list->epochs[0];
 }
 
+int64_t
+idgen_epochs_compare_ms(const IdgenEpochList *list, uint64_t id)
+{
+	const IdgenEpoch *e = idgen_epochs_for_id(list, id);
+	IdgenFields fields;
+	int64_t		ms;
+
+	idgen_layout_decompose(&e->layout, id, &fields);
+	ms = fields.ms + e->layout.epoch_unix_ms;
+	if (e < &list->epochs[list->count - 1] && ms >= e[1].start_unix_ms)
+		ms = e[1].start_unix_ms - 1;
+	return ms;
+}
+
+int64_t
+idgen_epochs_last_id_before(const IdgenEpochList *list, int64_t unix_ms)
+{
+	const IdgenEpoch *e = idgen_epochs_at(list, unix_ms);
+	int64_t		rel = unix_ms - e->layout.epoch_unix_ms;
+	bool		last = e == &list->epochs[list->count - 1];
+
+	/*
+	 * Every ID of the earlier epochs is before unix_ms, and none of the later
+	 * ones (they start after it); of e's own IDs those below its lowest ID of
+	 * that millisecond.  Before the first epoch's time field starts no ID is
+	 * (e is then the first epoch, whose boundary is 0).
+	 */
+	if (rel <= 0)
+		return (int64_t) e->boundary - 1;
+	if (rel > idgen_layout_max_ms(&e->layout))
+		return last ? IDGEN_ID_MAX : (int64_t) e[1].boundary - 1;
+	return (int64_t) idgen_layout_min_at(&e->layout, rel) - 1;
+}
+
 const IdgenEpoch *
 idgen_epochs_version(const IdgenEpochList *list, int version)
 {

@@ -70,6 +70,24 @@ extern const IdgenEpoch *idgen_epochs_for_id(const IdgenEpochList *list,
 extern const IdgenEpoch *idgen_epochs_at(const IdgenEpochList *list,
 										 int64_t unix_ms);
 
+/*
+ * The Unix millisecond an ID is compared with timestamps at: its time field
+ * under its own epoch's layout, but never later than the millisecond before
+ * the next epoch starts.  That limit moves only IDs no node can issue (those
+ * above the last one the previous layout can have issued before the switch
+ * and below the next epoch's boundary), and it makes the millisecond
+ * non-decreasing over all ID values: a time range is one range of IDs.
+ */
+extern int64_t idgen_epochs_compare_ms(const IdgenEpochList *list, uint64_t id);
+
+/*
+ * The highest ID whose idgen_epochs_compare_ms() is before unix_ms, as a
+ * signed number: -1 when there is none, IDGEN_ID_MAX when every ID is.  So
+ * "compare_ms(id) < unix_ms" is exactly "id <= this".
+ */
+extern int64_t idgen_epochs_last_id_before(const IdgenEpochList *list,
+										   int64_t unix_ms);
+
 /* the epoch of a number, or NULL */
 extern const IdgenEpoch *idgen_epochs_version(const IdgenEpochList *list,
 											  int version);

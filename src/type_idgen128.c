@@ -232,3 +232,29 @@ idgen128_timestamp(PG_FUNCTION_ARGS)
 	idgen_uuid7_decompose(uuid->data, &f);
 	PG_RETURN_TIMESTAMPTZ(idgen_unix_ms_to_timestamptz(f.unix_ms));
 }
+
+/*
+ * idgen128_larger / idgen128_smaller: the steps of max() and min(), also
+ * their combine functions.  uuid has no such functions before PostgreSQL
+ * 16; the order is uuid's, bytewise.  Returning an argument itself is what
+ * text_larger does too: the aggregate machinery copies it when it keeps it.
+ */
+PG_FUNCTION_INFO_V1(idgen128_larger);
+Datum
+idgen128_larger(PG_FUNCTION_ARGS)
+{
+	pg_uuid_t  *a = PG_GETARG_UUID_P(0);
+	pg_uuid_t  *b = PG_GETARG_UUID_P(1);
+
+	PG_RETURN_UUID_P(memcmp(a->data, b->data, UUID_LEN) >= 0 ? a : b);
+}
+
+PG_FUNCTION_INFO_V1(idgen128_smaller);
+Datum
+idgen128_smaller(PG_FUNCTION_ARGS)
+{
+	pg_uuid_t  *a = PG_GETARG_UUID_P(0);
+	pg_uuid_t  *b = PG_GETARG_UUID_P(1);
+
+	PG_RETURN_UUID_P(memcmp(a->data, b->data, UUID_LEN) <= 0 ? a : b);
+}

@@ -24,7 +24,7 @@
 -- including the roles, is rolled back.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(106);
+SELECT plan(107);
 
 CREATE ROLE idgen_pgtap_user NOLOGIN;
 CREATE ROLE idgen_pgtap_auditor NOLOGIN;
@@ -33,6 +33,11 @@ GRANT EXECUTE ON FUNCTION idgen_check_unique(regclass, name) TO idgen_pgtap_audi
 -- idgen_check_unique() runs as its caller, so an auditor also needs to write the findings
 GRANT INSERT ON idgen.collision, idgen.audit_log TO idgen_pgtap_auditor;
 CREATE SCHEMA idgen_pgtap_probe AUTHORIZATION idgen_pgtap_auditor;
+-- a table partitioned by ID, where time predicates are planned into the
+-- bounds of schema idgen
+CREATE TABLE idgen_pgtap_parts (id idgen NOT NULL) PARTITION BY RANGE (id);
+CREATE TABLE idgen_pgtap_parts_all PARTITION OF idgen_pgtap_parts FOR VALUES FROM (MINVALUE) TO (MAXVALUE);
+GRANT SELECT ON idgen_pgtap_parts TO idgen_pgtap_user;
 
 -- ---------------------------------------------------------------------
 -- admin and internal functions: no EXECUTE
@@ -71,17 +76,19 @@ FROM (VALUES ('acquire_node_lease'), ('renew_node_lease'), ('release_node_lease'
              ('require_registry'), ('row_is_free'), ('epoch_append_only')) AS f(name)
 ORDER BY f.name;
 
--- and every other function in schema idgen, except the harmless readers
--- and keyed_batch, which the keyed idgen_next_batch() and
--- idgen_next128_batch() call as their caller
+-- and every other function in schema idgen, except the harmless readers,
+-- keyed_batch, which the keyed idgen_next_batch() and
+-- idgen_next128_batch() call as their caller, and the time bounds that
+-- planned time predicates call (idgen.ids_before() and its siblings)
 SELECT is_empty(
     $$SELECT p.oid::regprocedure::text FROM pg_proc AS p
        WHERE p.pronamespace = 'idgen'::regnamespace
          AND p.oid::regprocedure::text NOT IN ('idgen.clock()', 'idgen.node_sysid()', 'idgen.default_layout()',
                                                'idgen.range_space_end()', 'idgen.request_retention()',
                                                'idgen.keyed_batch(integer,text,smallint)')
+         AND p.proname NOT IN ('ids_before', 'ids_through', 'ids_from', 'ids_after', 'ids128_from', 'ids128_after')
          AND has_function_privilege('idgen_pgtap_user', p.oid, 'EXECUTE')$$,
-    'an ordinary role can execute no function in schema idgen but clock, node_sysid, default_layout, range_space_end, request_retention and keyed_batch');
+    'an ordinary role can execute no function in schema idgen but clock, node_sysid, default_layout, range_space_end, request_retention, keyed_batch and the time bounds');
 
 SELECT is_empty(
     $$SELECT p.oid::regprocedure::text
@@ -354,6 +361,9 @@ SELECT lives_ok($$SELECT idgen_timestamp(idgen_next()), idgen_min_at(now()), idg
     'as an ordinary role: idgen_timestamp(), idgen_min_at() and idgen_max_at() work');
 SELECT lives_ok($$SELECT * FROM idgen_status()$$,
     'as an ordinary role: idgen_status() works');
+SELECT lives_ok($$SELECT count(*) FROM idgen_pgtap_parts
+                  WHERE id >= now() - interval '1 hour' AND id <= now() AND id > '2026-01-01'::timestamptz$$,
+    'as an ordinary role: time predicates on a partitioned table, planned into the bounds of schema idgen, work');
 SELECT lives_ok($$SELECT idgen_next128()$$,
     'as an ordinary role: idgen_next128() issues an ID');
 SELECT lives_ok($$SELECT count(*) FROM idgen_next128_batch(3)$$,

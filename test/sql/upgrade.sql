@@ -34,8 +34,16 @@ SELECT 'member', pg_describe_object(classid, objid, objsubid), ''
 FROM member
 UNION ALL
 -- functions: the whole definition, and each attribute on its own line
+-- (pg_get_functiondef() refuses aggregates: theirs is pg_aggregate's row)
 SELECT 'function', p.oid::regprocedure::text,
-       pg_get_functiondef(p.oid) || E'\n' ||
+       CASE WHEN p.prokind = 'a' THEN
+           (SELECT format('aggregate kind %s transfn %s finalfn %s combinefn %s serialfn %s '
+                          'deserialfn %s sortop %s transtype %s transspace %s initval %s',
+                          a.aggkind, a.aggtransfn::regprocedure, a.aggfinalfn, a.aggcombinefn::regprocedure,
+                          a.aggserialfn, a.aggdeserialfn, a.aggsortop::regoperator,
+                          a.aggtranstype::regtype, a.aggtransspace, a.agginitval)
+            FROM pg_aggregate a WHERE a.aggfnoid = p.oid)
+       ELSE pg_get_functiondef(p.oid) END || E'\n' ||
        format('kind %s volatile %s strict %s parallel %s secdef %s leakproof %s cost %s rows %s config %s',
               p.prokind, p.provolatile, p.proisstrict, p.proparallel, p.prosecdef,
               p.proleakproof, p.procost, p.prorows, p.proconfig)

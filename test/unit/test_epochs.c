@@ -259,6 +259,156 @@ test_min_bits(void)
 	CHECK(r == 2 && w == 9);
 }
 
+/*
+ * Comparing IDs with times: compare_ms never decreases as IDs grow, and
+ * last_id_before is its exact threshold, checked on IDs around every
+ * epoch's boundary (the gap below it, which no node issues, included), at
+ * the ends of the ID range, and at random; with milliseconds around each
+ * epoch's start, before the first time field and past the horizon.
+ */
+static void
+check_time_order(const IdgenEpochList *list, int chain)
+{
+	uint64_t	ids[200];
+	int64_t		mss[100];
+	int			n_ids = 0;
+	int			n_ms = 0;
+	int			i;
+	int			j;
+	const IdgenEpoch *last = &list->epochs[list->count - 1];
+
+	ids[n_ids++] = 0;
+	ids[n_ids++] = 1;
+	ids[n_ids++] = (uint64_t) IDGEN_ID_MAX;
+	ids[n_ids++] = (uint64_t) IDGEN_ID_MAX - 1;
+	mss[n_ms++] = INT64_C(-1);
+	mss[n_ms++] = 0;
+	mss[n_ms++] = list->epochs[0].layout.epoch_unix_ms;
+	mss[n_ms++] = list->epochs[0].layout.epoch_unix_ms + 1;
+	mss[n_ms++] = idgen_epoch_horizon_unix_ms(last);
+	mss[n_ms++] = idgen_epoch_horizon_unix_ms(last) - 1;
+	mss[n_ms++] = idgen_epoch_horizon_unix_ms(last) + 1;
+	for (i = 0; i < list->count; i++)
+	{
+		const IdgenEpoch *e = &list->epochs[i];
+		int64_t		d;
+
+		for (d = -2; d <= 2; d++)
+		{
+			ids[n_ids++] = e->boundary + (uint64_t) (d + 2) - (e->boundary >= 2 ? 2 : 0);
+			mss[n_ms++] = e->start_unix_ms + d;
+		}
+		if (i > 0)
+		{
+			/* the gap: above what the previous layout can have issued */
+			uint64_t	old_max = max_id_at(&e[-1], e->start_unix_ms - 1);
+
+			ids[n_ids++] = old_max;
+			ids[n_ids++] = old_max + 1;
+			ids[n_ids++] = old_max + (e->boundary - old_max) / 2;
+			ids[n_ids++] = e->boundary - 1;
+		}
+	}
+	while (n_ids < 200)
+		ids[n_ids++] = unit_rand() & (uint64_t) IDGEN_ID_MAX;
+	while (n_ms < 100)
+		mss[n_ms++] = list->epochs[0].start_unix_ms - DAY_MS +
+			(int64_t) (unit_rand() % (uint64_t) (idgen_epoch_horizon_unix_ms(last) -
+												 list->epochs[0].start_unix_ms + 2 * DAY_MS));
+
+	for (i = 0; i < n_ids; i++)
+	{
+		int64_t		ms_i = idgen_epochs_compare_ms(list, ids[i]);
+
+		for (j = 0; j < n_ids; j++)
+			if (ids[i] < ids[j])
+			{
+				unit_context("chain %d: ids %" PRIu64 " < %" PRIu64, chain, ids[i], ids[j]);
+				CHECK_I64(ms_i, <=, idgen_epochs_compare_ms(list, ids[j]));
+			}
+		for (j = 0; j < n_ms; j++)
+		{
+			int64_t		limit = idgen_epochs_last_id_before(list, mss[j]);
+
+			unit_context("chain %d: id %" PRIu64 " at ms %" PRId64, chain, ids[i], mss[j]);
+			CHECK_I64(limit, >=, -1);
+			CHECK((ms_i < mss[j]) == ((int64_t) ids[i] <= limit));
+		}
+	}
+	unit_context("");
+}
+
+static void
+test_time_order(void)
+{
+	IdgenEpochList list;
+	IdgenEpoch	e;
+	int			chain;
+
+	/* the built-in layout alone */
+	idgen_epochs_init(&list);
+	check_time_order(&list, -1);
+	CHECK_I64(idgen_epochs_last_id_before(&list, list.epochs[0].layout.epoch_unix_ms), ==, -1);
+	CHECK_I64(idgen_epochs_last_id_before(&list, list.epochs[0].layout.epoch_unix_ms + 1), ==,
+			  (int64_t) min_id_at(&list.epochs[0], list.epochs[0].layout.epoch_unix_ms + 1) - 1);
+	CHECK_I64(idgen_epochs_last_id_before(&list, idgen_epoch_horizon_unix_ms(&list.epochs[0])), ==,
+			  IDGEN_ID_MAX);
+
+	/*
+	 * A narrow time shift, then a wide one: the third epoch's boundary is
+	 * rounded up to its wide millisecond, so below it lie IDs that the
+	 * second layout reads as later than the switch
+	 */
+	CHECK_ACCEPTS(idgen_epochs_plan(&list, T2027, 0, 0, 20, &e));
+	CHECK_ACCEPTS(idgen_epochs_append(&list, &e));
+	{
+		IdgenEpochList two = list;
+		int64_t		sw = 0;
+		int			k;
+
+		/* a switch whose old millisecond is not a multiple of the new one */
+		for (k = 0; k < 4; k++)
+		{
+			list = two;
+			sw = T2027 + DAY_MS + k;
+			CHECK_ACCEPTS(idgen_epochs_plan(&list, sw, 0, 0, 22, &e));
+			CHECK_ACCEPTS(idgen_epochs_append(&list, &e));
+			if (e.boundary > max_id_at(&list.epochs[1], sw - 1) + 1)
+				break;
+		}
+		CHECK(e.boundary > max_id_at(&list.epochs[1], sw - 1) + 1);
+		/* gap IDs compare at the millisecond before the switch */
+		CHECK_I64(idgen_epochs_compare_ms(&list, e.boundary - 1), ==, sw - 1);
+		CHECK_I64(idgen_epochs_compare_ms(&list, max_id_at(&list.epochs[1], sw - 1) + 1), ==, sw - 1);
+		CHECK_I64(idgen_epochs_compare_ms(&list, max_id_at(&list.epochs[1], sw - 1)), ==, sw - 1);
+		CHECK_I64(idgen_epochs_compare_ms(&list, e.boundary), ==, sw);
+		CHECK_I64(idgen_epochs_last_id_before(&list, sw), ==, (int64_t) e.boundary - 1);
+		CHECK_I64(idgen_epochs_last_id_before(&list, sw - 1), ==,
+				  (int64_t) min_id_at(&list.epochs[1], sw - 1) - 1);
+	}
+	check_time_order(&list, -2);
+
+	for (chain = 0; chain < 60; chain++)
+	{
+		int64_t		start = T2027 + (int64_t) (unit_rand() % (uint64_t) (3650 * DAY_MS));
+		int			step;
+
+		idgen_epochs_init(&list);
+		for (step = 0; step < 20 && list.count < 6; step++)
+		{
+			int			r,
+						w,
+						s;
+
+			random_bits(&r, &w, &s);
+			if (idgen_epochs_plan(&list, start, r, w, s, &e) == NULL)
+				CHECK_ACCEPTS(idgen_epochs_append(&list, &e));
+			start += 1 + (int64_t) (unit_rand() % (uint64_t) (400 * DAY_MS));
+		}
+		check_time_order(&list, chain);
+	}
+}
+
 int
 main(void)
 {
@@ -268,5 +418,6 @@ main(void)
 	test_shift_changes();
 	test_min_bits();
 	test_random_chains();
+	test_time_order();
 	return unit_finish("epochs");
 }
