@@ -1,4 +1,4 @@
-# 110_partman.pl - daily partitions of an ID-keyed table with pg_partman
+# 140_partman.pl - daily partitions of an ID-keyed table with pg_partman
 #
 # The recipe of docs/partitioning.md, run as written there: pg_partman 4.7
 # (Debian's postgresql-15-partman) partitions by integer or time columns

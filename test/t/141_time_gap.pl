@@ -1,4 +1,4 @@
-# 111_time_gap.pl - time comparisons agree everywhere across a layout switch
+# 141_time_gap.pl - time comparisons agree everywhere across a layout switch
 # that leaves a gap of IDs
 #
 # Epoch 2 has a 20-bit shift, epoch 3 the full 22 bits: epoch 3's first ID
