@@ -1,0 +1,329 @@
+/*
+ * fuzz_gwrequest.c - libFuzzer target for idgen-gateway's request parsing
+ *
+ * The first byte picks what the rest is fed to (the route, a query
+ * parameter, the {id}, a JSON body, a header, a duration, the tokens file
+ * or an Authorization header); every function then meets the same bytes
+ * too, so one input reaches all of them.  Besides not crashing or reading
+ * past the input, each answer must hold what the header promises:
+ *   - a problem is a 4xx with a reason, and never comes with an output;
+ *   - a route's id is NUL-terminated and shorter than GW_ID_TEXT_MAX;
+ *   - a count lies in 1..GW_COUNT_MAX, a 64-bit id in 0..2^63-1, and an
+ *     accepted id or count reads back the same when formatted;
+ *   - a body's owner and request key are 1..GW_NAME_MAX bytes, have no
+ *     control byte, and a ttl lies in (0, 1 day] or is -1;
+ *   - parsed tokens have sane names and scopes, and authenticating with a
+ *     token's own digest input finds exactly that token.
+ */
+#include <string.h>
+
+#include "fuzz.h"
+#include "gwjson.h"
+#include "gwrequest.h"
+#include "idtext.h"
+
+int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+check_problem(GwProblem p)
+{
+	if (p.status != 0)
+	{
+		FUZZ_ASSERT(p.status >= 400 && p.status <= 499);
+		FUZZ_ASSERT(p.reason != NULL && p.reason[0] != '\0');
+	}
+	else
+		FUZZ_ASSERT(p.reason == NULL);
+}
+
+static void
+check_name(const char *s, size_t cap)
+{
+	size_t		n = strnlen(s, cap + 1);
+	size_t		i;
+
+	FUZZ_ASSERT(n >= 1 && n <= cap);
+	for (i = 0; i < n; i++)
+		FUZZ_ASSERT((unsigned char) s[i] >= 0x20 && (unsigned char) s[i] != 0x7F);
+}
+
+static void
+fuzz_route(const char *text, size_t len)
+{
+	static const char *const methods[] = {"GET", "POST", "PUT", "get", ""};
+	size_t		m;
+
+	for (m = 0; m < sizeof(methods) / sizeof(methods[0]); m++)
+	{
+		GwRoute		route = GW_ROUTE_METRICS;
+		char		id[GW_ID_TEXT_MAX];
+		GwProblem	p;
+
+		memset(id, 'x', sizeof(id));
+		p = gw_route(methods[m], text, len, &route, id);
+		check_problem(p);
+		FUZZ_ASSERT(memchr(id, '\0', sizeof(id)) != NULL);
+		if (p.status != 0)
+			FUZZ_ASSERT(route == GW_ROUTE_NONE);
+		else
+		{
+			FUZZ_ASSERT(route != GW_ROUTE_NONE);
+			if (route == GW_ROUTE_DECODE)
+			{
+				GwId		gid;
+
+				FUZZ_ASSERT(id[0] != '\0');
+				FUZZ_ASSERT(strchr(id, '/') == NULL);
+				check_problem(gw_parse_id(id, &gid));
+			}
+			else
+				FUZZ_ASSERT(id[0] == '\0');
+		}
+	}
+}
+
+static void
+fuzz_text(const char *s)
+{
+	int32_t		count = 0;
+	int			w = -1;
+	GwId		id;
+	GwProblem	p;
+	int64_t		ms;
+
+	p = gw_parse_count(s, &count);
+	check_problem(p);
+	if (p.status == 0)
+		FUZZ_ASSERT(count >= 1 && count <= GW_COUNT_MAX);
+
+	p = gw_parse_type(s, &w);
+	check_problem(p);
+	if (p.status == 0)
+		FUZZ_ASSERT(w == 0 || w == 1);
+
+	p = gw_parse_id(s, &id);
+	check_problem(p);
+	if (p.status == 0 && !id.is128)
+	{
+		char		buf[20];
+		uint64_t	back;
+		int			n;
+
+		FUZZ_ASSERT(id.v64 >= 0);
+		n = idgen_format_u63((uint64_t) id.v64, buf);
+		FUZZ_ASSERT(idgen_parse_u63(buf, (size_t) n, &back) == IDGEN_PARSE_OK);
+		FUZZ_ASSERT(back == (uint64_t) id.v64);
+		FUZZ_ASSERT(gw_parse_id(buf, &id).status == 0);
+	}
+	else if (p.status == 0)
+	{
+		char		buf[37];
+		uint8_t		before[16];
+
+		/* only the canonical form is accepted, so it prints back as given, up to case */
+		FUZZ_ASSERT(strlen(s) == 36);
+		memcpy(before, id.v128, 16);
+		idgen_format_uuid(id.v128, buf);
+		FUZZ_ASSERT(gw_parse_id(buf, &id).status == 0);
+		FUZZ_ASSERT(id.is128 && memcmp(before, id.v128, 16) == 0);
+	}
+
+	p = gw_parse_idempotency_key(s);
+	check_problem(p);
+	if (p.status == 0)
+		FUZZ_ASSERT(strlen(s) >= 1 && strlen(s) <= GW_NAME_MAX);
+
+	ms = gw_parse_duration_ms(s);
+	FUZZ_ASSERT(ms >= -1);
+}
+
+static void
+fuzz_bodies(const char *body, size_t len)
+{
+	GwWorkerLeaseRequest w;
+	GwRangeLeaseRequest r;
+	GwProblem	p;
+
+	p = gw_parse_worker_lease(body, len, &w);
+	check_problem(p);
+	if (len > GW_BODY_MAX)
+		FUZZ_ASSERT(p.status == 413);
+	if (p.status == 0)
+	{
+		check_name(w.owner, GW_NAME_MAX);
+		FUZZ_ASSERT(w.ttl_ms == -1 || (w.ttl_ms > 0 && w.ttl_ms <= 86400000));
+	}
+
+	p = gw_parse_range_lease(body, len, &r);
+	check_problem(p);
+	if (len > GW_BODY_MAX)
+		FUZZ_ASSERT(p.status == 413);
+	if (p.status == 0)
+	{
+		check_name(r.owner, GW_NAME_MAX);
+		FUZZ_ASSERT(r.count >= 1);
+		if (r.has_request_key)
+			check_name(r.request_key, GW_NAME_MAX);
+		else
+			FUZZ_ASSERT(r.request_key[0] == '\0');
+	}
+}
+
+static void
+check_tokens(const GwTokens *t)
+{
+	int			k;
+
+	for (k = 0; k < t->count; k++)
+	{
+		size_t		n = strlen(t->tokens[k].name);
+
+		FUZZ_ASSERT(n >= 1 && n <= GW_TOKEN_NAME_MAX);
+		FUZZ_ASSERT(t->tokens[k].scopes != 0 &&
+					(t->tokens[k].scopes & ~(unsigned) (GW_SCOPE_IDS | GW_SCOPE_DECODE | GW_SCOPE_ADMIN)) == 0);
+	}
+}
+
+static int
+bearer_token_ok(const char *tok, size_t len)
+{
+	size_t		i;
+
+	if (len == 0 || len > 1024)
+		return 0;
+	for (i = 0; i < len; i++)
+		if ((unsigned char) tok[i] <= 0x20 || (unsigned char) tok[i] >= 0x7F)
+			return 0;
+	return 1;
+}
+
+/*
+ * The bytes up to the first newline are a bearer token; the rest is a
+ * tokens file, to which a line for that token (name "fz") is added.  When
+ * the file parses and the token is one a header can carry, authenticating
+ * with it must find "fz", and with one byte changed must not.
+ */
+static void
+fuzz_tokens(const char *bytes, size_t len, uint8_t flags)
+{
+	static const char digits[] = "0123456789abcdef";
+	static const char *const schemes[] = {"Bearer ", "bearer ", "BEARER   ", "Basic "};
+	const char *nl = memchr(bytes, '\n', len);
+	size_t		tlen = nl != NULL ? (size_t) (nl - bytes) : len;
+	size_t		rest = nl != NULL ? len - tlen - 1 : 0;
+	const char *scheme = schemes[flags & 3];
+	size_t		slen = strlen(scheme);
+	char	   *file = malloc(rest + 80);
+	char	   *auth = malloc(slen + tlen + 1);
+	uint8_t		d[32];
+	char		err[128];
+	GwTokens	t;
+	const GwToken *who;
+	size_t		flen = 0;
+	int			i;
+
+	FUZZ_ASSERT(file != NULL && auth != NULL);
+	memcpy(auth, scheme, slen);
+	memcpy(auth + slen, bytes, tlen);
+	auth[slen + tlen] = '\0';
+
+	if (rest > 0)
+		memcpy(file, nl + 1, rest);
+	flen = rest;
+	gw_sha256(bytes, tlen, d);
+	memcpy(file + flen, "\nfz:ids:", 8);
+	flen += 8;
+	for (i = 0; i < 32; i++)
+	{
+		file[flen++] = digits[d[i] >> 4];
+		file[flen++] = digits[d[i] & 0xF];
+	}
+
+	memset(err, 'x', sizeof(err));
+	if (gw_tokens_parse(file, flen, &t, err, sizeof(err)) != 0)
+	{
+		FUZZ_ASSERT(t.tokens == NULL && t.count == 0);
+		FUZZ_ASSERT(memchr(err, '\0', sizeof(err)) != NULL);
+		FUZZ_ASSERT(strncmp(err, "line ", 5) == 0 || strcmp(err, "out of memory") == 0);
+	}
+	check_tokens(&t);
+	who = gw_authenticate(&t, auth);
+	if (who != NULL)
+	{
+		FUZZ_ASSERT(who >= t.tokens && who < t.tokens + t.count);
+		FUZZ_ASSERT(memcmp(d, who->sha256, 32) == 0);
+	}
+	if (t.count > 0 && (flags & 3) != 3 && bearer_token_ok(bytes, tlen))
+	{
+		FUZZ_ASSERT(who != NULL && strcmp(who->name, "fz") == 0);
+		auth[slen + tlen - 1] ^= 1;
+		who = gw_authenticate(&t, auth);
+		FUZZ_ASSERT(who == NULL || strcmp(who->name, "fz") != 0);
+	}
+	else if ((flags & 3) == 3)
+		FUZZ_ASSERT(who == NULL);
+	gw_tokens_free(&t);
+	FUZZ_ASSERT(t.tokens == NULL && t.count == 0);
+
+	/* the whole input as a file of its own */
+	if (gw_tokens_parse(bytes, len, &t, err, sizeof(err)) == 0)
+		check_tokens(&t);
+	else
+		FUZZ_ASSERT(t.tokens == NULL && t.count == 0);
+	gw_tokens_free(&t);
+	free(file);
+	free(auth);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char	   *copy;
+	char	   *auth;
+	size_t		len;
+	uint8_t		mode;
+
+	if (size == 0)
+		return 0;
+	mode = data[0];
+	data++;
+	len = size - 1;
+
+	/* the exact bytes, not NUL-terminated, for the length-taking functions */
+	copy = malloc(len > 0 ? len : 1);
+	FUZZ_ASSERT(copy != NULL);
+	memcpy(copy, data, len);
+	switch (mode % 4)
+	{
+		case 0:
+			fuzz_route(copy, len);
+			break;
+		case 1:
+			fuzz_bodies(copy, len);
+			break;
+		case 2:
+			fuzz_tokens(copy, len, (uint8_t) (mode >> 2));
+			break;
+		default:
+			break;
+	}
+	free(copy);
+
+	/* every text function on the bytes up to the first NUL */
+	auth = malloc(len + 1);
+	FUZZ_ASSERT(auth != NULL);
+	memcpy(auth, data, len);
+	auth[len] = '\0';
+	fuzz_text(auth);
+	if (mode % 4 != 0)
+		fuzz_route(auth, strlen(auth));
+	if (mode % 4 != 1)
+		fuzz_bodies(auth, len);
+	{
+		GwTokens	none = {NULL, 0};
+
+		FUZZ_ASSERT(gw_authenticate(&none, auth) == NULL);
+	}
+	free(auth);
+	return 0;
+}
