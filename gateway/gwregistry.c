@@ -36,7 +36,16 @@ static char owner_base[160];
 static PGconn *
 connect_registry(char *err, size_t err_len)
 {
-	PGconn	   *conn = PQconnectdb(gw_opt.registry);
+	/*
+	 * A registry that stops answering must not hang the lease thread: the
+	 * lease runs out by itself (the gateway refuses meanwhile), and a new
+	 * connection is tried.  These come first, so the connection string
+	 * can override them.
+	 */
+	static const char *const keys[] = {"connect_timeout", "keepalives", "keepalives_idle",
+	"keepalives_interval", "keepalives_count", "tcp_user_timeout", "dbname", NULL};
+	const char *vals[] = {"5", "1", "5", "2", "3", "10000", gw_opt.registry, NULL};
+	PGconn	   *conn = PQconnectdbParams(keys, vals, 1);
 	PGresult   *res;
 
 	if (PQstatus(conn) != CONNECTION_OK)

@@ -16,10 +16,15 @@
 #      next holder starts.
 #   5. A clock rollback (the clock shim under the gateway): beyond
 #      idgen.max_drift it refuses (503) and counts it; within it, it goes on
-#      above its earlier IDs.
+#      above its earlier IDs.  With its clock ahead, killed, the clock set
+#      right and restarted at once, it still starts above its last IDs.
 #   6. TLS with a self-signed certificate made here by openssl.
 #   7. Two gateways and two nodes on one registry: a million IDs, no
-#      duplicate, each gateway's IDs ascending.
+#      duplicate, each gateway's IDs ascending.  Gateway b runs as a role
+#      with only the grants docs/gateway.md lists.
+#   8. The registry stopped: once the lease's validity ends the gateway
+#      refuses (503 lease_expired); the registry back, it leases anew and
+#      goes on above its earlier IDs.
 use strict;
 use warnings;
 
@@ -300,6 +305,21 @@ ok(IdgenTest::wait_for(sub { my ($s) = req($gc, 'GET', '/healthz'); $s == 200 })
 	'the clock back: healthy again');
 my @c3 = ids($gc, 10);
 ok(@c3 == 10 && id_lt($c2[-1], $c3[0]) < 0, 'and the IDs still ascend');
+
+# its clock 900 ms ahead (within idgen.max_skew), killed, the clock set
+# right and restarted at once: the registry's clock alone would let it
+# start below its last IDs; the local durable mark does not
+$shim->set_offset_ms(900);
+my @c4 = ids($gc, 20000);
+stop_gateway($gc, 'KILL');
+$shim->set_offset_ms(0);
+$gc = start_gateway(name => 'gwc', ttl => '30s', port => $gc->{port},
+	env => { LD_PRELOAD => $shim->{lib}, IDGEN_CLOCK_SHIM_FILE => $shim->{file} });
+my @c5;
+ok(IdgenTest::wait_for(sub { @c5 = ids($gc, 10); @c5 == 10 }),
+	'clock ahead, kill -9, clock back, restart: it issues again');
+ok(@c4 == 20000 && id_lt($c4[-1], $c5[0]) < 0,
+	'and above every ID of the run before, by its local durable mark');
 stop_gateway($gc);
 
 # --- 2 (cont.). 429 and 503 --------------------------------------------------------
@@ -392,6 +412,21 @@ $registry->safe_psql('postgres', "CREATE TABLE all_ids (id bigint); COPY all_ids
 is($registry->safe_psql('postgres', 'SELECT count(*) || \'/\' || count(DISTINCT id) FROM all_ids'),
 	'1000000/1000000', 'a million IDs from two gateways and two nodes: no duplicate');
 
-stop_gateway($_) for ($ga, $gb);
+# --- 8. the registry gone: the lease runs out, the gateway refuses -----------------
+
 $_->stop for @nodes;
+stop_gateway($gb);
+my @r1 = ids($ga, 10);
+$registry->stop;
+ok(IdgenTest::wait_for(sub { my ($s, $b) = req($ga, 'GET', '/v1/ids', token => 'app');
+	$s == 503 && ref $b && $b->{error} eq 'lease_expired' }),
+	'the registry down: once the lease validity ends, 503 lease_expired');
+($st, $j) = req($ga, 'GET', '/healthz');
+is($st, 503, 'and /healthz says 503');
+$registry->start;
+ok(wait_healthy($ga), 'the registry back: healthy again');
+my @r2 = ids($ga, 10);
+ok(@r2 == 10 && id_lt($r1[-1], $r2[0]) < 0, 'and its IDs go on above the earlier ones');
+
+stop_gateway($ga);
 done_testing();
