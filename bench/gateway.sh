@@ -14,10 +14,10 @@
 #   4. a Markdown table on stdout (and in bench/out/gateway.md)
 #
 # Tunables (environment): IDGEN_BENCH_SECONDS (10) per measurement,
-# IDGEN_BENCH_CONNECTIONS (16) HTTP connections, IDGEN_BENCH_CLIENTS (4)
+# IDGEN_BENCH_CONNECTIONS (8) HTTP connections, IDGEN_BENCH_CLIENTS (8)
 # pgbench clients, IDGEN_BENCH_THREADS (2) wrk/pgbench threads,
 # IDGEN_BENCH_GW_THREADS (2) gateway request threads, IDGEN_BENCH_WORKERS
-# (4) leased workers, PG_CONFIG, IDGEN_BENCH_USER (postgres) as in run.sh.
+# (8) leased workers, PG_CONFIG, IDGEN_BENCH_USER (postgres) as in run.sh.
 #
 # No pass/fail: machines are noisy; the run prints what it measured.
 set -euo pipefail
@@ -28,11 +28,11 @@ PG_CONFIG=${PG_CONFIG:-$(command -v /usr/lib/postgresql/15/bin/pg_config || comm
 bindir=$("$PG_CONFIG" --bindir)
 run_as=${IDGEN_BENCH_USER:-postgres}
 SECONDS_EACH=${IDGEN_BENCH_SECONDS:-10}
-CONNS=${IDGEN_BENCH_CONNECTIONS:-16}
-CLIENTS=${IDGEN_BENCH_CLIENTS:-4}
+CONNS=${IDGEN_BENCH_CONNECTIONS:-8}
+CLIENTS=${IDGEN_BENCH_CLIENTS:-8}
 THREADS=${IDGEN_BENCH_THREADS:-2}
 GW_THREADS=${IDGEN_BENCH_GW_THREADS:-2}
-WORKERS=${IDGEN_BENCH_WORKERS:-4}
+WORKERS=${IDGEN_BENCH_WORKERS:-8}
 COUNTS=${IDGEN_BENCH_COUNTS:-"1 100 10000"}
 
 for tool in wrk "$bindir/pgbench" "$bindir/idgen-gateway" openssl; do
@@ -117,7 +117,8 @@ for n in $COUNTS; do
 	results+=("| gateway HTTP | $n | $(awk -v r="$rps" -v n="$n" 'BEGIN{printf "%.0f", r*n}') | $(printf '%.0f' "$rps") | $p50 | $p99 | ${non2xx:-0} |")
 
 	echo "== count=$n: idgen_next_batch over libpq (pgbench -c$CLIENTS -j$THREADS, ${SECONDS_EACH}s)" >&2
-	echo "SELECT count(*) FROM idgen_next_batch($n);" > "$work/batch.sql"
+	# the IDs travel to the client, as the gateway's do
+	echo "SELECT idgen_next_batch($n);" > "$work/batch.sql"
 	rm -f "$work"/pgbench_log.*
 	chown "$run_as" "$work/batch.sql" 2>/dev/null || true
 	p=$(cd "$work" && as_pg "$bindir/pgbench" -n -M prepared -c "$CLIENTS" -j "$THREADS" -T "$SECONDS_EACH" \

@@ -20,8 +20,9 @@
 #      right and restarted at once, it still starts above its last IDs.
 #   6. TLS with a self-signed certificate made here by openssl.
 #   7. Two gateways and two nodes on one registry: a million IDs, no
-#      duplicate, each gateway's IDs ascending.  Gateway b runs as a role
-#      with only the grants docs/gateway.md lists.
+#      duplicate, each gateway's IDs ascending.  Gateway b holds four
+#      workers and runs as a role with only the grants docs/gateway.md
+#      lists.
 #   8. The registry stopped: once the lease's validity ends the gateway
 #      refuses (503 lease_expired); the registry back, it leases anew and
 #      goes on above its earlier IDs.
@@ -377,10 +378,13 @@ GRANT EXECUTE ON FUNCTION idgen_lease_worker(text, interval),
     idgen_lease_range(text, bigint, text) TO idgen_gateway;
 GRANT SELECT, INSERT, UPDATE, DELETE ON idgen.gateway_request TO idgen_gateway;
 });
-my $gb = start_gateway(name => 'gwb', conn => "$conn user=idgen_gateway");
+my $gb = start_gateway(name => 'gwb', conn => "$conn user=idgen_gateway",
+	args => [ '--workers', '4' ]);
 ok(wait_healthy($gb), 'gateway b (role idgen_gateway): healthy');
 my @kb = ids($gb, 2, headers => { 'Idempotency-Key' => 'key-b' });
 is(scalar @kb, 2, 'gateway b: an Idempotency-Key request works with those grants');
+($st, $j) = req($gb, 'GET', '/healthz');
+is(scalar @{ $j->{workers} // [] }, 4, 'gateway b holds four workers (--workers 4)');
 my @nodes = map {
 	my $n = idgen_fleet_node("node$_", $registry, conf => "idgen.lease_wait = '5s'\n");
 	$n;
@@ -407,7 +411,7 @@ for my $n (@nodes)
 	print $out $n->safe_psql('postgres', 'SELECT idgen_next_batch(200000)'), "\n";
 }
 close $out;
-ok($asc, "each gateway's IDs ascend");
+ok($asc, "each gateway's IDs ascend (gateway b across its four workers)");
 $registry->safe_psql('postgres', "CREATE TABLE all_ids (id bigint); COPY all_ids FROM '$all'");
 is($registry->safe_psql('postgres', 'SELECT count(*) || \'/\' || count(DISTINCT id) FROM all_ids'),
 	'1000000/1000000', 'a million IDs from two gateways and two nodes: no duplicate');
