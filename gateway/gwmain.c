@@ -210,10 +210,23 @@ lease_loop(void)
 					next_renew = gw_boot_ms() + renew_interval(&set);
 					break;
 				case GW_RENEW_FENCED:
-					/* stop first, then tidy up and lease anew */
-					snprintf(reason, sizeof(reason), "the worker lease was fenced or taken: %s", err);
-					gw_issue_drop_lease(GW_FENCED, reason);
-					gw_metric_fenced();
+					/*
+					 * Stop first, then tidy up and lease anew.  A lease whose
+					 * validity had ended anyway (not renewed in time, or cut
+					 * at a layout switch, where an outside lease ends) ran
+					 * out; one still valid was fenced.
+					 */
+					if (gw_boot_ms() >= set.valid_until_boot_ms)
+					{
+						snprintf(reason, sizeof(reason), "the worker lease ran out: %s", err);
+						gw_issue_drop_lease(GW_NO_LEASE, reason);
+					}
+					else
+					{
+						snprintf(reason, sizeof(reason), "the worker lease was fenced or taken: %s", err);
+						gw_issue_drop_lease(GW_FENCED, reason);
+						gw_metric_fenced();
+					}
 					logf_("%s; leasing anew", reason);
 					gw_registry_release(&set);
 					have = false;

@@ -238,10 +238,23 @@ load_settings_and_clock(int64_t *registry_after_ms, char *err, size_t err_len)
 	return true;
 }
 
+/*
+ * When the lease's validity ends, on CLOCK_BOOTTIME: from the sending of
+ * the request, for what the registry granted (the TTL, or less when the
+ * lease ends at a layout switch), less a margin for the two clocks' rates
+ * (a fifth of it) and at least 200 ms.  The registry counts from a later
+ * instant, so the gateway stops first.
+ */
 static int64_t
-validity_margin_ms(void)
+validity_end(int64_t sent_boot, int64_t until_ms, int64_t registry_ms)
 {
-	return gw_opt.lease_ttl_ms / 5 > 200 ? gw_opt.lease_ttl_ms / 5 : 200;
+	int64_t		granted = until_ms - registry_ms;
+	int64_t		margin;
+
+	if (granted > gw_opt.lease_ttl_ms)
+		granted = gw_opt.lease_ttl_ms;
+	margin = granted / 5 > 200 ? granted / 5 : 200;
+	return sent_boot + granted - margin;
 }
 
 bool
@@ -326,9 +339,7 @@ gw_registry_lease(GwLeaseSet *set, char *err, size_t err_len)
 	 */
 	set->floor_unix_ms = after_ms + 1;
 	set->cap_unix_ms = min_until;
-	set->valid_until_boot_ms = sent_boot +
-		(min_until - after_ms < gw_opt.lease_ttl_ms ? min_until - after_ms : gw_opt.lease_ttl_ms) -
-		validity_margin_ms();
+	set->valid_until_boot_ms = validity_end(sent_boot, min_until, after_ms);
 	gw_issue_set_epochs(&epochs);
 	gw_metric_lease(true);
 	return true;
@@ -396,9 +407,7 @@ gw_registry_renew(GwLeaseSet *set, char *err, size_t err_len)
 	/* the epochs first: the longer lease must not reach a switch unknown */
 	gw_issue_set_epochs(&epochs);
 	set->cap_unix_ms = min_until;
-	set->valid_until_boot_ms = sent_boot +
-		(min_until - after_ms < gw_opt.lease_ttl_ms ? min_until - after_ms : gw_opt.lease_ttl_ms) -
-		validity_margin_ms();
+	set->valid_until_boot_ms = validity_end(sent_boot, min_until, after_ms);
 	gw_issue_renewed(set->cap_unix_ms, set->valid_until_boot_ms);
 	gw_metric_renewal(true);
 	return GW_RENEW_OK;

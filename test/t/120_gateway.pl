@@ -26,6 +26,8 @@
 #   8. The registry stopped: once the lease's validity ends the gateway
 #      refuses (503 lease_expired); the registry back, it leases anew and
 #      goes on above its earlier IDs.
+#   9. A layout epoch scheduled on the registry: the gateway switches at its
+#      start, its IDs ascend across it, each of the epoch of its time.
 use strict;
 use warnings;
 
@@ -44,7 +46,9 @@ my $gateway_bin = 'idgen-gateway';
 my $tmp = PostgreSQL::Test::Utils::tempdir('gateway');
 my $logdir = $PostgreSQL::Test::Utils::log_path;
 
-my $registry = idgen_registry('registry', conf => "max_connections = 40\n");
+# a short registry lease_ttl: a layout can be scheduled a few seconds ahead
+my $registry = idgen_registry('registry',
+	conf => "max_connections = 40\nidgen.lease_ttl = '2s'\n");
 ok(wait_extension($registry), 'registry: the extension is there');
 my $conn = registry_conn($registry);
 
@@ -285,7 +289,7 @@ ok(id_lt($under[-1], $post[0]) < 0, 'and the new IDs still ascend');
 # --- 5. clock rollback -------------------------------------------------------------
 
 my $shim = IdgenClockShim->new;
-my $gc = start_gateway(name => 'gwc', ttl => '30s',
+my $gc = start_gateway(name => 'gwc', ttl => '6s',
 	env => { LD_PRELOAD => $shim->{lib}, IDGEN_CLOCK_SHIM_FILE => $shim->{file} });
 ok(wait_healthy($gc), 'gateway c (under the clock shim): healthy');
 my @c1 = ids($gc, 1000);
@@ -314,7 +318,7 @@ $shim->set_offset_ms(900);
 my @c4 = ids($gc, 20000);
 stop_gateway($gc, 'KILL');
 $shim->set_offset_ms(0);
-$gc = start_gateway(name => 'gwc', ttl => '30s', port => $gc->{port},
+$gc = start_gateway(name => 'gwc', ttl => '6s', port => $gc->{port},
 	env => { LD_PRELOAD => $shim->{lib}, IDGEN_CLOCK_SHIM_FILE => $shim->{file} });
 my @c5;
 ok(IdgenTest::wait_for(sub { @c5 = ids($gc, 10); @c5 == 10 }),
@@ -431,6 +435,35 @@ $registry->start;
 ok(wait_healthy($ga), 'the registry back: healthy again');
 my @r2 = ids($ga, 10);
 ok(@r2 == 10 && id_lt($r1[-1], $r2[0]) < 0, 'and its IDs go on above the earlier ones');
+
+# --- 9. a layout epoch ------------------------------------------------------------------
+
+my $epoch2 = $registry->safe_psql('postgres',
+	"SELECT idgen_schedule_layout(greatest(clock_timestamp() + interval '6 seconds', "
+	  . "max(lease_until) FILTER (WHERE owner IS NOT NULL) + interval '3 seconds', "
+	  . "max(high_water) + interval '3 seconds'), 2, 8, 12) FROM idgen.worker_lease");
+is($epoch2, '2', 'a layout scheduled on the registry as epoch 2');
+my @seen;
+my $switched = IdgenTest::wait_for(sub {
+	my @b = ids($ga, 100);
+	push @seen, @b;
+	return 0 unless @b;
+	($st, $j) = req($ga, 'GET', "/v1/ids/$b[-1]/decode", token => 'dec');
+	return $j->{epoch} == 2;
+});
+ok($switched, 'the gateway issues under epoch 2 once it applies');
+ok(ascending(@seen), 'its IDs ascend across the switch');
+is($registry->safe_psql('postgres',
+	"SELECT bool_and((d).epoch = CASE WHEN (d).ts >= e.start_time THEN 2 ELSE 1 END) "
+	  . "FROM (SELECT idgen_decode(x) AS d FROM unnest('{" . join(',', @seen) . "}'::idgen[]) AS x) AS s, "
+	  . "idgen.epoch AS e WHERE e.version = 2"),
+	't', 'every ID is of the epoch in force at its time (by the registry\'s idgen_decode())');
+my $last = $seen[-1];
+($st, $j) = req($ga, 'GET', "/v1/ids/$last/decode", token => 'dec');
+is(join('|', map { $_ // 'null' } @$j{qw(ts region worker seq epoch)}),
+	$registry->safe_psql('postgres',
+		"SET TimeZone = 'UTC'; SELECT to_json(ts)#>>'{}', region, worker, seq, epoch FROM idgen_decode('$last'::idgen)"),
+	'decode of an epoch-2 ID: the registry\'s answer');
 
 stop_gateway($ga);
 done_testing();
