@@ -703,4 +703,12 @@ gw_http_stop(void)
 	if (daemon_handle)
 		MHD_stop_daemon(daemon_handle);
 	daemon_handle = NULL;
+	/* the private key does not outlive the server in this process's memory */
+	if (tls_key_pem)
+	{
+		explicit_bzero(tls_key_pem, strlen(tls_key_pem));
+		free(tls_key_pem);
+	}
+	free(tls_cert_pem);
+	tls_key_pem = tls_cert_pem = NULL;
 }

@@ -4,7 +4,9 @@
 #      registry's idgen_decode() answer for both types and for a range ID),
 #      the admin lease endpoints (the SQL functions' results), /healthz and
 #      /metrics.
-#   2. Every error code, each with a JSON body: 400, 401, 403, 404, 405,
+#   2. Malformed requests (garbage, a 20 kB URL, a 100 kB header, chunked
+#      and oversized bodies) do not bring it down.  Every error code, each
+#      with a JSON body: 400, 401, 403, 404, 405,
 #      409 (a reused Idempotency-Key), 413, 429 with Retry-After (a gateway
 #      with --rate-limit), 503 with Retry-After (a gateway the registry
 #      cannot lease to: --region it does not have).
@@ -232,6 +234,35 @@ for my $e (@errors)
 	my ($s, $body) = req($ga, $m, $p, %$o);
 	is($s, $want, "$what: $want");
 	ok(ref $body eq 'HASH' && defined $body->{error}, "$what: a JSON error body");
+}
+
+# malformed requests of any kind: an answer or a closed connection, never a crash
+{
+	require IO::Socket::INET;
+	my @raw = (
+		"\x00\xff\xfe garbage\r\n\r\n",
+		"GET /" . ('a' x 20000) . " HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /v1/ids HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " . ('z' x 100000) . "\r\n\r\n",
+		"GET /v1/ids/%00/decode HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $secret{app}\r\n\r\n",
+		"GET /v1/ids?count=1&count=2&type HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $secret{app}\r\n\r\n",
+		"FOO /v1/ids HTTP/1.1\r\nHost: x\r\n\r\n",
+		"POST /internal/ranges/lease HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer $secret{ops}\r\nTransfer-Encoding: chunked\r\n\r\n2000\r\n" . ('{' x 8192) . "\r\n0\r\n\r\n",
+		"POST /internal/workers/lease HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
+	);
+	for my $r (@raw)
+	{
+		my $sock = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => $ga->{port}, Timeout => 10) or next;
+		print $sock $r;
+		# read what comes back for a moment; a half-sent request may get nothing
+		require IO::Select;
+		my $sel = IO::Select->new($sock);
+		my $buf;
+		while ($sel->can_read(1)) { last unless sysread($sock, $buf, 65536); }
+		close $sock;
+	}
+	ok(kill(0, $ga->{pid}), 'malformed requests: the gateway still runs');
+	my ($s) = req($ga, 'GET', '/healthz');
+	is($s, 200, 'and answers');
 }
 
 # --- 3. idempotency, kill -9, restart --------------------------------------------
