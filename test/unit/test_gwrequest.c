@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "unit.h"
+#include "uuid7.h"
+#include "gwdecode.h"
 #include "gwjson.h"
 #include "gwrequest.h"
 
@@ -1019,6 +1021,134 @@ test_many_tokens(void)
 	free(text);
 }
 
+/* ---------------------------------------------------------------- */
+
+static void
+ts_is(int64_t ms, const char *want)
+{
+	char		buf[48];
+
+	unit_context("ts %" PRId64, ms);
+	gw_format_unix_ms(ms, buf, sizeof(buf));
+	CHECK_STR(buf, want);
+}
+
+static void
+test_decode(void)
+{
+	IdgenEpochList list;
+	GwId		id;
+	GwDecoded	d;
+	char		buf[256];
+	IdgenLayout l;
+	IdgenFields f;
+
+	ts_is(0, "1970-01-01 00:00:00+00");
+	ts_is(1, "1970-01-01 00:00:00.001+00");
+	ts_is(10, "1970-01-01 00:00:00.01+00");
+	ts_is(100, "1970-01-01 00:00:00.1+00");
+	ts_is(999, "1970-01-01 00:00:00.999+00");
+	ts_is(-1, "1969-12-31 23:59:59.999+00");
+	ts_is(IDGEN_DEFAULT_EPOCH_UNIX_MS, "2025-01-01 00:00:00+00");
+	ts_is(IDGEN_RANGE_SPACE_END_UNIX_MS, "2026-01-01 00:00:00+00");
+	ts_is(INT64_C(1709164800000), "2024-02-29 00:00:00+00");
+	ts_is(INT64_C(1709251199999), "2024-02-29 23:59:59.999+00");
+	ts_is(INT64_C(951782400000), "2000-02-29 00:00:00+00");
+	ts_is(INT64_C(4107542400000), "2100-03-01 00:00:00+00");	/* 2100 has no 29 Feb */
+	ts_is(INT64_C(1767225599999), "2025-12-31 23:59:59.999+00");
+	ts_is(INT64_C(253402300800000), "10000-01-01 00:00:00+00");
+	ts_is((INT64_C(1) << 48) - 1, "10889-08-02 05:31:50.655+00");
+
+	idgen_epochs_init(&list);
+	idgen_layout_default(&l);
+
+	/* a generated ID: every field, epoch 1 */
+	f.ms = IDGEN_RANGE_SPACE_END_UNIX_MS - l.epoch_unix_ms + 12345;
+	f.region = 5;
+	f.worker = 99;
+	f.seq = 4000;
+	id.is128 = 0;
+	id.v64 = (int64_t) idgen_layout_compose(&l, &f);
+	gw_decode(&list, &id, &d);
+	unit_context("decode 64");
+	CHECK_I64(d.has_ts, ==, 1);
+	CHECK_I64(d.unix_ms, ==, IDGEN_RANGE_SPACE_END_UNIX_MS + 12345);
+	CHECK_I64(d.has_node, ==, 1);
+	CHECK_U64(d.region, ==, 5);
+	CHECK_U64(d.worker, ==, 99);
+	CHECK_U64(d.seq, ==, 4000);
+	CHECK_I64(d.epoch, ==, 1);
+	gw_decoded_json(&id, &d, buf, sizeof(buf));
+	{
+		char		want[256];
+
+		snprintf(want, sizeof(want),
+				 "{\"id\": \"%" PRId64 "\", \"ts\": \"2026-01-01 00:00:12.345+00\", \"region\": 5, \"worker\": 99, \"seq\": 4000, \"epoch\": 1}",
+				 id.v64);
+		CHECK_STR(buf, want);
+	}
+	/* a leased range's ID: NULLs and epoch 0 */
+	id.v64 = 42;
+	gw_decode(&list, &id, &d);
+	CHECK_I64(d.has_ts, ==, 0);
+	CHECK_I64(d.has_node, ==, 0);
+	CHECK_I64(d.epoch, ==, 0);
+	gw_decoded_json(&id, &d, buf, sizeof(buf));
+	CHECK_STR(buf, "{\"id\": \"42\", \"ts\": null, \"region\": null, \"worker\": null, \"seq\": null, \"epoch\": 0}");
+
+	/* a 128-bit one under epoch 1, and under an epoch not known */
+	{
+		IdgenUuid7Fields u;
+
+		u.unix_ms = INT64_C(1767225600123);
+		u.node = (3u << 19) | (17u << 12) | 7u;
+		u.epoch = 1;
+		u.random = 0xabcdef;
+		id.is128 = 1;
+		idgen_uuid7_compose(&u, id.v128);
+		gw_decode(&list, &id, &d);
+		unit_context("decode 128");
+		CHECK_I64(d.is_v7, ==, 1);
+		CHECK_I64(d.unix_ms, ==, u.unix_ms);
+		CHECK_I64(d.has_node, ==, 1);
+		CHECK_U64(d.region, ==, 3);
+		CHECK_U64(d.worker, ==, 17);
+		CHECK_U64(d.seq, ==, 7);
+		CHECK_I64(d.epoch, ==, 1);
+		u.epoch = 4;
+		idgen_uuid7_compose(&u, id.v128);
+		gw_decode(&list, &id, &d);
+		CHECK_I64(d.has_ts, ==, 1);
+		CHECK_I64(d.has_node, ==, 0);
+		CHECK_I64(d.epoch, ==, 4);
+		CHECK_I64(gw_parse_id("0190a3b4-c5d6-4ef8-9abc-def012345678", &id).status, ==, 0);
+		gw_decode(&list, &id, &d);
+		CHECK_I64(d.is_v7, ==, 0);
+	}
+
+	/* epoch rows: the built-in first, then what the planner makes */
+	{
+		IdgenEpoch	rows[3];
+		IdgenEpochList planned;
+		char		err[200];
+
+		idgen_epochs_init(&planned);
+		rows[0] = planned.epochs[0];
+		unit_context("epoch rows");
+		CHECK(gw_epochs_from_rows(&list, rows, 1, err, sizeof(err)) == NULL);
+		CHECK_I64(list.count, ==, 1);
+		CHECK(idgen_epochs_plan(&planned, INT64_C(1800000000000), 2, 8, 12, &rows[1]) == NULL);
+		CHECK(gw_epochs_from_rows(&list, rows, 2, err, sizeof(err)) == NULL);
+		CHECK_I64(list.count, ==, 2);
+		rows[1].layout.seq_bits = 11;	/* hand-edited */
+		CHECK(gw_epochs_from_rows(&list, rows, 2, err, sizeof(err)) != NULL);
+		CHECK_I64(list.count, ==, 1);
+		rows[0].layout.region_bits = 4;
+		CHECK(gw_epochs_from_rows(&list, rows, 1, err, sizeof(err)) != NULL);
+		CHECK_STR(err, "idgen.epoch row 1 is not a valid layout epoch: epoch 1 is not the built-in layout");
+	}
+}
+
 int
 main(void)
 {
@@ -1032,5 +1162,6 @@ main(void)
 	test_key_duration();
 	test_tokens();
 	test_many_tokens();
+	test_decode();
 	return unit_finish("test_gwrequest");
 }
