@@ -23,6 +23,7 @@
 
 #include "epochs.h"
 #include "gwdecode.h"
+#include "gwjson.h"
 #include "gwrequest.h"
 
 #define EXIT_SERVER 1
@@ -329,19 +330,18 @@ display_width(const char *s)
 static void
 put_json_string(const char *s)
 {
-	putchar('"');
-	for (; *s != '\0'; s++)
-	{
-		unsigned char c = (unsigned char) *s;
+	size_t		len = strlen(s);
+	size_t		need = gw_json_escape(s, len, NULL, 0);
+	char	   *buf = malloc(need + 1);
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c == 0x7F)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
+	if (buf == NULL)
+	{
+		fprintf(stderr, "idgen: out of memory\n");
+		exit(EXIT_SERVER);
 	}
-	putchar('"');
+	gw_json_escape(s, len, buf, need + 1);
+	fputs(buf, stdout);
+	free(buf);
 }
 
 static void

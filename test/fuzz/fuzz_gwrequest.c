@@ -137,6 +137,107 @@ fuzz_text(const char *s)
 	FUZZ_ASSERT(ms >= -1);
 }
 
+/* s as a JSON string with every character a \\u escape (pairs above U+FFFF) */
+static size_t
+escape_all(const char *s, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *) s;
+	size_t		left = strlen(s);
+	size_t		n = 0;
+
+	out[n++] = '"';
+	while (left > 0)
+	{
+		uint32_t	cp;
+		uint32_t	units[2];
+		int			nunits = 1;
+		int			u;
+		size_t		len = gw_utf8_next(p, left, &cp);
+
+		FUZZ_ASSERT(len > 0);	/* the parsers only accept valid UTF-8 */
+		units[0] = cp;
+		if (cp >= 0x10000)
+		{
+			units[0] = 0xD800 + ((cp - 0x10000) >> 10);
+			units[1] = 0xDC00 + ((cp - 0x10000) & 0x3FF);
+			nunits = 2;
+		}
+		for (u = 0; u < nunits; u++)
+		{
+			out[n++] = '\\';
+			out[n++] = 'u';
+			out[n++] = hex[(units[u] >> 12) & 0xF];
+			out[n++] = hex[(units[u] >> 8) & 0xF];
+			out[n++] = hex[(units[u] >> 4) & 0xF];
+			out[n++] = hex[units[u] & 0xF];
+		}
+		p += len;
+		left -= len;
+	}
+	out[n++] = '"';
+	out[n] = '\0';
+	return n;
+}
+
+/* an accepted request, written out again both ways, reads back the same */
+static void
+round_trip_worker(const GwWorkerLeaseRequest *w)
+{
+	char		owner[GW_NAME_MAX * 12 + 3];
+	char		body[GW_NAME_MAX * 12 + 64];
+	GwWorkerLeaseRequest again;
+	int			form;
+
+	for (form = 0; form < 2; form++)
+	{
+		int			n;
+
+		if (form == 0)
+			gw_json_escape(w->owner, strlen(w->owner), owner, sizeof(owner));
+		else
+			escape_all(w->owner, owner);
+		if (w->ttl_ms >= 0)
+			n = snprintf(body, sizeof(body), "{\"ttl\":\"%lldms\",\"owner\":%s}",
+						 (long long) w->ttl_ms, owner);
+		else
+			n = snprintf(body, sizeof(body), "{\"owner\":%s}", owner);
+		FUZZ_ASSERT(n > 0 && (size_t) n < sizeof(body));
+		if ((size_t) n > GW_BODY_MAX)
+			continue;
+		FUZZ_ASSERT(gw_parse_worker_lease(body, (size_t) n, &again).status == 0);
+		FUZZ_ASSERT(strcmp(again.owner, w->owner) == 0);
+		FUZZ_ASSERT(again.ttl_ms == w->ttl_ms);
+	}
+}
+
+static void
+round_trip_range(const GwRangeLeaseRequest *r)
+{
+	char		owner[GW_NAME_MAX * 12 + 3];
+	char		key[GW_NAME_MAX * 12 + 3];
+	char		body[GW_NAME_MAX * 24 + 96];
+	GwRangeLeaseRequest again;
+	int			n;
+
+	escape_all(r->owner, owner);
+	gw_json_escape(r->request_key, strlen(r->request_key), key, sizeof(key));
+	if (r->has_request_key)
+		n = snprintf(body, sizeof(body), "{\"request_key\":%s,\"count\":%lld,\"owner\":%s}",
+					 key, (long long) r->count, owner);
+	else
+		n = snprintf(body, sizeof(body), "{\"count\":%lld,\"owner\":%s}",
+					 (long long) r->count, owner);
+	FUZZ_ASSERT(n > 0 && (size_t) n < sizeof(body));
+	if ((size_t) n > GW_BODY_MAX)
+		return;
+	FUZZ_ASSERT(gw_parse_range_lease(body, (size_t) n, &again).status == 0);
+	FUZZ_ASSERT(strcmp(again.owner, r->owner) == 0);
+	FUZZ_ASSERT(again.count == r->count);
+	FUZZ_ASSERT(again.has_request_key == r->has_request_key);
+	FUZZ_ASSERT(strcmp(again.request_key, r->request_key) == 0);
+}
+
 static void
 fuzz_bodies(const char *body, size_t len)
 {
@@ -148,16 +249,21 @@ fuzz_bodies(const char *body, size_t len)
 	check_problem(p);
 	if (len > GW_BODY_MAX)
 		FUZZ_ASSERT(p.status == 413);
+	else
+		FUZZ_ASSERT(p.status == 0 || p.status == 400);
 	if (p.status == 0)
 	{
 		check_name(w.owner, GW_NAME_MAX);
 		FUZZ_ASSERT(w.ttl_ms == -1 || (w.ttl_ms > 0 && w.ttl_ms <= 86400000));
+		round_trip_worker(&w);
 	}
 
 	p = gw_parse_range_lease(body, len, &r);
 	check_problem(p);
 	if (len > GW_BODY_MAX)
 		FUZZ_ASSERT(p.status == 413);
+	else
+		FUZZ_ASSERT(p.status == 0 || p.status == 400);
 	if (p.status == 0)
 	{
 		check_name(r.owner, GW_NAME_MAX);
@@ -166,6 +272,26 @@ fuzz_bodies(const char *body, size_t len)
 			check_name(r.request_key, GW_NAME_MAX);
 		else
 			FUZZ_ASSERT(r.request_key[0] == '\0');
+		round_trip_range(&r);
+	}
+
+	/* the escaper's output is always one valid JSON string */
+	{
+		char		out[GW_BODY_MAX * 6 + 8];
+		char		obj[GW_BODY_MAX * 6 + 16];
+		size_t		n = gw_json_escape(body, len > GW_BODY_MAX ? GW_BODY_MAX : len,
+									   out, sizeof(out));
+		GwJsonField f;
+		int			m;
+
+		FUZZ_ASSERT(n < sizeof(out) && strlen(out) == n);
+		memset(&f, 0, sizeof(f));
+		f.name = "s";
+		f.kinds = GW_JSON_STRING;
+		m = snprintf(obj, sizeof(obj), "{\"s\":%s}", out);
+		/* the reader takes at most GW_BODY_MAX bytes: check what fits */
+		if ((size_t) m <= GW_BODY_MAX)
+			FUZZ_ASSERT(gw_json_object(obj, (size_t) m, &f, 1).status == 0);
 	}
 }
 

@@ -718,6 +718,56 @@ test_json_reader(void)
 	}
 }
 
+static void
+escape_is(const char *s, size_t len, const char *want)
+{
+	char		buf[200];
+	size_t		n;
+
+	unit_context("escape %s", want);
+	n = gw_json_escape(s, len, buf, sizeof(buf));
+	CHECK_STR(buf, want);
+	CHECK_U64(n, ==, strlen(want));
+	CHECK_U64(gw_json_escape(s, len, NULL, 0), ==, strlen(want));
+}
+
+static void
+test_json_escape(void)
+{
+	char		small[6];
+	GwJsonField f;
+	char		buf[200];
+	char		body[260];
+	size_t		n;
+
+	escape_is("", 0, "\"\"");
+	escape_is("abc", 3, "\"abc\"");
+	escape_is("a\"b\\c/d", 7, "\"a\\\"b\\\\c/d\"");
+	escape_is("\n\t\x01\x1f\x7f", 5, "\"\\u000a\\u0009\\u0001\\u001f\\u007f\"");
+	escape_is("a\0b", 3, "\"a\\u0000b\"");
+	escape_is("caf\xc3\xa9 \xf0\x9f\x98\x80", 10, "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"");
+	escape_is("\xff", 1, "\"\\ufffd\"");
+	escape_is("\xc3", 1, "\"\\ufffd\"");
+	escape_is("\xed\xa0\x80x", 4, "\"\\ufffd\\ufffd\\ufffdx\"");
+	/* a short buffer: cut, terminated, the full length returned */
+	n = gw_json_escape("abcdefgh", 8, small, sizeof(small));
+	CHECK_U64(n, ==, 10);
+	CHECK_STR(small, "\"abcd");
+	n = gw_json_escape("abc", 3, small, 1);
+	CHECK_U64(n, ==, 5);
+	CHECK(small[0] == '\0');
+
+	/* what it writes, the reader reads back */
+	memset(&f, 0, sizeof(f));
+	f.name = "s";
+	f.kinds = GW_JSON_STRING;
+	gw_json_escape("q\"\\\x01 \xe2\x82\xac", 8, buf, sizeof(buf));
+	snprintf(body, sizeof(body), "{\"s\": %s}", buf);
+	unit_context("escape round trip");
+	CHECK_I64(gw_json_object(body, strlen(body), &f, 1).status, ==, 0);
+	CHECK_STR(f.str, "q\"\\\x01 \xe2\x82\xac");
+}
+
 /* ---------------------------------------------------------------- */
 
 static void
@@ -1159,6 +1209,7 @@ main(void)
 	test_worker_lease();
 	test_range_lease();
 	test_json_reader();
+	test_json_escape();
 	test_key_duration();
 	test_tokens();
 	test_many_tokens();
