@@ -1,19 +1,22 @@
 /*
  * fuzz_gwrequest.c - libFuzzer target for idgen-gateway's request parsing
  *
- * The first byte picks what the rest is fed to (the route, a query
- * parameter, the {id}, a JSON body, a header, a duration, the tokens file
- * or an Authorization header); every function then meets the same bytes
- * too, so one input reaches all of them.  Besides not crashing or reading
- * past the input, each answer must hold what the header promises:
- *   - a problem is a 4xx with a reason, and never comes with an output;
- *   - a route's id is NUL-terminated and shorter than GW_ID_TEXT_MAX;
- *   - a count lies in 1..GW_COUNT_MAX, a 64-bit id in 0..2^63-1, and an
- *     accepted id or count reads back the same when formatted;
- *   - a body's owner and request key are 1..GW_NAME_MAX bytes, have no
- *     control byte, and a ttl lies in (0, 1 day] or is -1;
- *   - parsed tokens have sane names and scopes, and authenticating with a
- *     token's own digest input finds exactly that token.
+ * The first byte picks what the rest is fed to (the route, the JSON bodies
+ * or the tokens file with an Authorization header); then every text
+ * function (count, type, id, Idempotency-Key, duration), the route and the
+ * body parsers meet the bytes up to the first NUL too, so one input
+ * reaches all of them.  Besides not crashing or reading past the input:
+ *   - every answer is the one a plain restatement of the rules gives (the
+ *     reference_* functions): route and status, count, type, id, key,
+ *     duration;
+ *   - a problem is a 4xx with a reason and leaves no output behind; a body
+ *     over GW_BODY_MAX is a 413, any other refused body a 400;
+ *   - an accepted body has a clean 1..GW_NAME_MAX-byte owner (and request
+ *     key), a ttl in (0, 1 day] or -1, and written out again, escaped by
+ *     gw_json_escape or with \u escapes only, it reads back the same;
+ *   - gw_json_escape of any bytes is a JSON string the reader accepts;
+ *   - a tokens file with a line added for a token authenticates that token
+ *     and not the token with one byte changed.
  */
 #include <string.h>
 
@@ -47,6 +50,45 @@ check_name(const char *s, size_t cap)
 		FUZZ_ASSERT((unsigned char) s[i] >= 0x20 && (unsigned char) s[i] != 0x7F);
 }
 
+/* the route a method and path should get, restated; 0 for none */
+static int
+reference_route(const char *method, const char *path, size_t len, GwRoute *route)
+{
+	static const struct
+	{
+		const char *path;
+		const char *method;
+		GwRoute		route;
+	}			fixed[] = {
+		{"/v1/ids", "GET", GW_ROUTE_IDS},
+		{"/healthz", "GET", GW_ROUTE_HEALTHZ},
+		{"/metrics", "GET", GW_ROUTE_METRICS},
+		{"/internal/workers/lease", "POST", GW_ROUTE_WORKER_LEASE},
+		{"/internal/ranges/lease", "POST", GW_ROUTE_RANGE_LEASE}
+	};
+	size_t		i;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (strlen(fixed[i].path) == len && memcmp(fixed[i].path, path, len) == 0)
+		{
+			*route = fixed[i].route;
+			return strcmp(method, fixed[i].method) == 0 ? 200 : 405;
+		}
+	/* /v1/ids/{one segment of 1..63 bytes, no NUL}/decode */
+	if (len >= 15 && memcmp(path, "/v1/ids/", 8) == 0 &&
+		memcmp(path + len - 7, "/decode", 7) == 0 &&
+		memchr(path + 8, '/', len - 15) == NULL)
+	{
+		*route = GW_ROUTE_DECODE;
+		if (strcmp(method, "GET") != 0)
+			return 405;
+		if (len - 15 == 0 || len - 15 >= GW_ID_TEXT_MAX || memchr(path + 8, '\0', len - 15) != NULL)
+			return 400;
+		return 200;
+	}
+	return 404;
+}
+
 static void
 fuzz_route(const char *text, size_t len)
 {
@@ -56,24 +98,27 @@ fuzz_route(const char *text, size_t len)
 	for (m = 0; m < sizeof(methods) / sizeof(methods[0]); m++)
 	{
 		GwRoute		route = GW_ROUTE_METRICS;
+		GwRoute		want = GW_ROUTE_NONE;
 		char		id[GW_ID_TEXT_MAX];
 		GwProblem	p;
+		int			status;
 
 		memset(id, 'x', sizeof(id));
 		p = gw_route(methods[m], text, len, &route, id);
 		check_problem(p);
+		status = reference_route(methods[m], text, len, &want);
+		FUZZ_ASSERT(p.status == (status == 200 ? 0 : status));
 		FUZZ_ASSERT(memchr(id, '\0', sizeof(id)) != NULL);
 		if (p.status != 0)
 			FUZZ_ASSERT(route == GW_ROUTE_NONE);
 		else
 		{
-			FUZZ_ASSERT(route != GW_ROUTE_NONE);
+			FUZZ_ASSERT(route == want);
 			if (route == GW_ROUTE_DECODE)
 			{
 				GwId		gid;
 
-				FUZZ_ASSERT(id[0] != '\0');
-				FUZZ_ASSERT(strchr(id, '/') == NULL);
+				FUZZ_ASSERT(strlen(id) == len - 15 && memcmp(id, text + 8, len - 15) == 0);
 				check_problem(gw_parse_id(id, &gid));
 			}
 			else
@@ -82,36 +127,122 @@ fuzz_route(const char *text, size_t len)
 	}
 }
 
+/*
+ * Plain restatements of what each text function accepts, to hold the
+ * answers against: slow and obvious rather than clever.
+ */
+static int
+all_digits(const char *s, size_t n)
+{
+	size_t		i;
+
+	if (n == 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* the digits' value, or -1 when above 2^63 - 1 */
+static int64_t
+digits_value(const char *s, size_t n)
+{
+	unsigned __int128 v = 0;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		v = v * 10 + (unsigned) (s[i] - '0');
+		if (v > (unsigned __int128) INT64_MAX)
+			return -1;
+	}
+	return (int64_t) v;
+}
+
+static int
+canonical_uuid(const char *s)
+{
+	size_t		i;
+
+	if (strlen(s) != 36)
+		return 0;
+	for (i = 0; i < 36; i++)
+	{
+		int			dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? s[i] != '-' : strchr("0123456789abcdefABCDEF", s[i]) == NULL)
+			return 0;
+	}
+	return 1;
+}
+
+static int64_t
+reference_duration(const char *s)
+{
+	static const char *const units[] = {"", "ms", "s", "min", "h", "d"};
+	static const int64_t ms[] = {1000, 1, 1000, 60000, 3600000, 86400000};
+	size_t		d = 0;
+	size_t		u;
+
+	while (s[d] >= '0' && s[d] <= '9')
+		d++;
+	if (d == 0 || digits_value(s, d) < 0)
+		return -1;
+	for (u = 0; u < 6; u++)
+		if (strcmp(s + d, units[u]) == 0)
+		{
+			unsigned __int128 v = (unsigned __int128) digits_value(s, d) * (unsigned __int128) ms[u];
+
+			return v > (unsigned __int128) INT64_MAX ? -1 : (int64_t) v;
+		}
+	return -1;
+}
+
 static void
 fuzz_text(const char *s)
 {
+	size_t		n = strlen(s);
 	int32_t		count = 0;
 	int			w = -1;
 	GwId		id;
 	GwProblem	p;
 	int64_t		ms;
+	size_t		i;
+	int			printable = n >= 1 && n <= GW_NAME_MAX;
 
 	p = gw_parse_count(s, &count);
 	check_problem(p);
-	if (p.status == 0)
-		FUZZ_ASSERT(count >= 1 && count <= GW_COUNT_MAX);
+	{
+		int64_t		v = all_digits(s, n) ? digits_value(s, n) : -1;
+		int			good = v >= 1 && v <= GW_COUNT_MAX;
+
+		FUZZ_ASSERT((p.status == 0) == good);
+		FUZZ_ASSERT(p.status == 0 ? count == v : p.status == 400);
+	}
 
 	p = gw_parse_type(s, &w);
 	check_problem(p);
+	FUZZ_ASSERT((p.status == 0) == (strcmp(s, "idgen") == 0 || strcmp(s, "idgen128") == 0));
 	if (p.status == 0)
-		FUZZ_ASSERT(w == 0 || w == 1);
+		FUZZ_ASSERT(w == (strcmp(s, "idgen128") == 0));
 
 	p = gw_parse_id(s, &id);
 	check_problem(p);
+	if (canonical_uuid(s))
+		FUZZ_ASSERT(p.status == 0 && id.is128);
+	else if (all_digits(s, n) && digits_value(s, n) >= 0)
+		FUZZ_ASSERT(p.status == 0 && !id.is128 && id.v64 == digits_value(s, n));
+	else
+		FUZZ_ASSERT(p.status == 400);
 	if (p.status == 0 && !id.is128)
 	{
 		char		buf[20];
 		uint64_t	back;
-		int			n;
+		int			len;
 
-		FUZZ_ASSERT(id.v64 >= 0);
-		n = idgen_format_u63((uint64_t) id.v64, buf);
-		FUZZ_ASSERT(idgen_parse_u63(buf, (size_t) n, &back) == IDGEN_PARSE_OK);
+		len = idgen_format_u63((uint64_t) id.v64, buf);
+		FUZZ_ASSERT(idgen_parse_u63(buf, (size_t) len, &back) == IDGEN_PARSE_OK);
 		FUZZ_ASSERT(back == (uint64_t) id.v64);
 		FUZZ_ASSERT(gw_parse_id(buf, &id).status == 0);
 	}
@@ -121,20 +252,23 @@ fuzz_text(const char *s)
 		uint8_t		before[16];
 
 		/* only the canonical form is accepted, so it prints back as given, up to case */
-		FUZZ_ASSERT(strlen(s) == 36);
 		memcpy(before, id.v128, 16);
 		idgen_format_uuid(id.v128, buf);
+		for (i = 0; i < 36; i++)
+			FUZZ_ASSERT(buf[i] == s[i] || (s[i] >= 'A' && s[i] <= 'F' && buf[i] == s[i] - 'A' + 'a'));
 		FUZZ_ASSERT(gw_parse_id(buf, &id).status == 0);
 		FUZZ_ASSERT(id.is128 && memcmp(before, id.v128, 16) == 0);
 	}
 
+	for (i = 0; i < n; i++)
+		if ((unsigned char) s[i] < 0x20 || (unsigned char) s[i] > 0x7E)
+			printable = 0;
 	p = gw_parse_idempotency_key(s);
 	check_problem(p);
-	if (p.status == 0)
-		FUZZ_ASSERT(strlen(s) >= 1 && strlen(s) <= GW_NAME_MAX);
+	FUZZ_ASSERT(p.status == (printable ? 0 : 400));
 
 	ms = gw_parse_duration_ms(s);
-	FUZZ_ASSERT(ms >= -1);
+	FUZZ_ASSERT(ms == reference_duration(s));
 }
 
 /* s as a JSON string with every character a \\u escape (pairs above U+FFFF) */
