@@ -388,8 +388,14 @@ print_vertical(const PGresult *res)
 			width = display_width(PQfname(res, c));
 	for (c = 0; c < PQnfields(res); c++)
 	{
-		printf("%s:%*s", PQfname(res, c), width - display_width(PQfname(res, c)) + 1, "");
-		put_clean(PQgetvalue(res, 0, c));
+		const char *v = PQgetvalue(res, 0, c);
+
+		printf("%s:", PQfname(res, c));
+		if (v[0] != '\0')
+		{
+			printf("%*s", width - display_width(PQfname(res, c)) + 1, "");
+			put_clean(v);
+		}
 		putchar('\n');
 	}
 }
