@@ -9,8 +9,9 @@
  *   - every answer is the one a plain restatement of the rules gives (the
  *     reference_* functions): route and status, count, type, id, key,
  *     duration;
- *   - a problem is a 4xx with a reason and leaves no output behind; a body
- *     over GW_BODY_MAX is a 413, any other refused body a 400;
+ *   - a problem is a 4xx with a reason that can go into a JSON string as
+ *     it is (a refused route is GW_ROUTE_NONE); a body over GW_BODY_MAX
+ *     is a 413, any other refused body a 400;
  *   - an accepted body has a clean 1..GW_NAME_MAX-byte owner (and request
  *     key), a ttl in (0, 1 day] or -1, and written out again, escaped by
  *     gw_json_escape or with \u escapes only, it reads back the same;
@@ -30,10 +31,16 @@ int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void
 check_problem(GwProblem p)
 {
+	size_t		i;
+
 	if (p.status != 0)
 	{
 		FUZZ_ASSERT(p.status >= 400 && p.status <= 499);
 		FUZZ_ASSERT(p.reason != NULL && p.reason[0] != '\0');
+		/* safe in a JSON string as it is: printable ASCII, no quote or backslash */
+		for (i = 0; p.reason[i] != '\0'; i++)
+			FUZZ_ASSERT(p.reason[i] >= 0x20 && p.reason[i] < 0x7F &&
+						p.reason[i] != '"' && p.reason[i] != '\\');
 	}
 	else
 		FUZZ_ASSERT(p.reason == NULL);
