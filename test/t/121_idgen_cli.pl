@@ -20,8 +20,10 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-# idgen is installed beside the server's programs, which are on PATH
-my $bindir = `pg_config --bindir`;
+# idgen is installed beside the server's programs (make installcheck puts
+# their directory first on PATH)
+my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
+my $bindir = `$pg_config --bindir`;
 chomp $bindir;
 my $idgen = -x "$bindir/idgen" ? "$bindir/idgen" : 'idgen';
 
