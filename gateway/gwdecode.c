@@ -107,8 +107,9 @@ floor_div(int64_t a, int64_t b)
 	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-void
-gw_format_unix_ms(int64_t unix_ms, char *buf, size_t len)
+/* json: "2026-03-01T12:34:56.789+00:00" rather than "2026-03-01 12:34:56.789+00" */
+static void
+format_unix_ms(int64_t unix_ms, int json, char *buf, size_t len)
 {
 	int64_t		days = floor_div(unix_ms, INT64_C(86400000));
 	int64_t		in_day = unix_ms - days * INT64_C(86400000);
@@ -144,9 +145,22 @@ gw_format_unix_ms(int64_t unix_ms, char *buf, size_t len)
 		while (frac[strlen(frac) - 1] == '0')
 			frac[strlen(frac) - 1] = '\0';
 	}
-	snprintf(buf, len, "%04" PRId64 "-%02d-%02d %02d:%02d:%02d%s+00",
-			 year, month, day, (int) (in_day / 3600000),
-			 (int) (in_day / 60000 % 60), (int) (in_day / 1000 % 60), frac);
+	snprintf(buf, len, "%04" PRId64 "-%02d-%02d%c%02d:%02d:%02d%s%s",
+			 year, month, day, json ? 'T' : ' ', (int) (in_day / 3600000),
+			 (int) (in_day / 60000 % 60), (int) (in_day / 1000 % 60), frac,
+			 json ? "+00:00" : "+00");
+}
+
+void
+gw_format_unix_ms(int64_t unix_ms, char *buf, size_t len)
+{
+	format_unix_ms(unix_ms, 0, buf, len);
+}
+
+void
+gw_format_unix_ms_json(int64_t unix_ms, char *buf, size_t len)
+{
+	format_unix_ms(unix_ms, 1, buf, len);
 }
 
 void
@@ -174,7 +188,7 @@ gw_decoded_json(const GwId *id, const GwDecoded *d, char *buf, size_t len)
 	if (d->has_ts)
 	{
 		ts[0] = '"';
-		gw_format_unix_ms(d->unix_ms, ts + 1, sizeof(ts) - 2);
+		gw_format_unix_ms_json(d->unix_ms, ts + 1, sizeof(ts) - 2);
 		strcat(ts, "\"");
 	}
 	if (d->has_node)

@@ -42,15 +42,21 @@ extern const char *gw_epochs_from_rows(IdgenEpochList *list, const IdgenEpoch *r
  */
 extern void gw_decode(const IdgenEpochList *list, const GwId *id, GwDecoded *out);
 
-/* "2026-03-01 12:34:56.789+00": timestamptz's text in UTC; buf of 40 bytes */
+/*
+ * A Unix millisecond as timestamptz shows it in UTC, the fraction's
+ * trailing zeros dropped: its text "2026-03-01 12:34:56.789+00", and its
+ * JSON form (to_json) "2026-03-01T12:34:56.789+00:00".  40 bytes do.
+ */
 extern void gw_format_unix_ms(int64_t unix_ms, char *buf, size_t len);
+extern void gw_format_unix_ms_json(int64_t unix_ms, char *buf, size_t len);
 
 /* the id as text: decimal, or the canonical lower-case UUID; 37 bytes */
 extern void gw_format_id(const GwId *id, char *buf, size_t len);
 
 /*
  * {"id": "...", "ts": "...", "region": N, "worker": N, "seq": N,
- * "epoch": N}, NULL fields as null.  Returns the length written as
+ * "epoch": N}, ts in its JSON form, NULL fields as null: the decode
+ * endpoint's answer, and row_to_json() of idgen_decode() with the id.  Returns the length written as
  * snprintf does (the output is cut, still terminated, when len is short).
  */
 extern int	gw_decoded_json(const GwId *id, const GwDecoded *d, char *buf, size_t len);

@@ -3,7 +3,8 @@
 # A node that is its own registry, on loopback.  Checked: `idgen decode`
 # prints for 64- and 128-bit IDs (generated ones, a leased range's, the
 # extremes) exactly what SELECT * FROM idgen_decode(...) gives, as key:
-# value lines and as JSON; after a layout switch, an ID of the new epoch
+# value lines and as JSON (row_to_json, as the gateway's decode endpoint
+# answers); after a layout switch, an ID of the new epoch
 # decodes as the server decodes it only with --registry (the built-in
 # layout alone reads it differently); `idgen status` shows idgen_status()
 # and the idgen.fleet rows; bad input and unreachable or unprepared
@@ -55,17 +56,13 @@ sub sql_decode
 	return join('', map { $v[$_] eq '' ? "$k[$_]:\n" : "$k[$_]: $v[$_]\n" } 0 .. 5);
 }
 
-sub json_of_text
+# the server's row_to_json() of the same, with the id first
+sub sql_decode_json
 {
-	my ($text) = @_;
-	my %h;
-	for my $line (split /\n/, $text)
-	{
-		my ($k, $v) = $line =~ /^(\w+):(?: (.*))?$/ or return undef;
-		$h{$k} = $v;
-	}
-	$h{$_} = defined $h{$_} ? $h{$_} + 0 : undef for qw(region worker seq epoch);
-	return \%h;
+	my ($id, $type) = @_;
+	return decode_json($node->safe_psql('postgres',
+		"SET TimeZone = 'UTC'; SELECT row_to_json(r) FROM "
+		  . "(SELECT '$id'::${type}::text AS id, d.* FROM idgen_decode('$id'::$type) AS d) AS r"));
 }
 
 sub decode_is
@@ -78,7 +75,8 @@ sub decode_is
 	is($err, '', "$name: nothing on stderr");
 	($rc, $out, $err) = cli('decode', '--json', @reg, $id);
 	my $got = eval { decode_json($out) };
-	is_deeply($got, json_of_text($want), "$name: --json gives the same columns");
+	is_deeply($got, sql_decode_json($id, $type),
+		"$name: --json as row_to_json(idgen_decode()) on the server");
 }
 
 # --- decode under the built-in layout --------------------------------

@@ -461,6 +461,12 @@ test_decode(void)
 	ts_is(INT64_C(1767225599999), "2025-12-31 23:59:59.999+00");
 	ts_is(INT64_C(253402300800000), "10000-01-01 00:00:00+00");
 	ts_is((INT64_C(1) << 48) - 1, "10889-08-02 05:31:50.655+00");
+	gw_format_unix_ms_json(INT64_C(1709251199999), buf, sizeof(buf));
+	CHECK_STR(buf, "2024-02-29T23:59:59.999+00:00");
+	gw_format_unix_ms_json(0, buf, sizeof(buf));
+	CHECK_STR(buf, "1970-01-01T00:00:00+00:00");
+	gw_format_unix_ms_json(INT64_C(1767225600120), buf, sizeof(buf));
+	CHECK_STR(buf, "2026-01-01T00:00:00.12+00:00");
 
 	idgen_epochs_init(&list);
 	idgen_layout_default(&l);
@@ -486,7 +492,7 @@ test_decode(void)
 		char		want[256];
 
 		snprintf(want, sizeof(want),
-				 "{\"id\": \"%" PRId64 "\", \"ts\": \"2026-01-01 00:00:12.345+00\", \"region\": 5, \"worker\": 99, \"seq\": 4000, \"epoch\": 1}",
+				 "{\"id\": \"%" PRId64 "\", \"ts\": \"2026-01-01T00:00:12.345+00:00\", \"region\": 5, \"worker\": 99, \"seq\": 4000, \"epoch\": 1}",
 				 id.v64);
 		CHECK_STR(buf, want);
 	}
