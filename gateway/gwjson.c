@@ -454,3 +454,64 @@ gw_json_object(const char *body, size_t len, GwJsonField *fields, int nfields)
 		return BAD("the request body has text after its object");
 	return gw_json_ok;
 }
+
+/* appends to a bounded buffer, counting what would not fit */
+typedef struct Out
+{
+	char	   *buf;
+	size_t		cap;
+	size_t		len;
+} Out;
+
+static void
+out_put(Out *o, const char *s, size_t n)
+{
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (o->cap > 0 && o->len + 1 < o->cap)
+			o->buf[o->len] = s[i];
+		o->len++;
+	}
+}
+
+size_t
+gw_json_escape(const char *s, size_t len, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *) s;
+	Out			o = {out, cap, 0};
+
+	out_put(&o, "\"", 1);
+	while (len > 0)
+	{
+		uint32_t	cp;
+		size_t		n = gw_utf8_next(p, len, &cp);
+
+		if (n == 0)
+		{
+			out_put(&o, "\\ufffd", 6);
+			n = 1;
+		}
+		else if (cp == '"' || cp == '\\')
+		{
+			out_put(&o, "\\", 1);
+			out_put(&o, (const char *) p, 1);
+		}
+		else if (cp < 0x20 || cp == 0x7F)
+		{
+			char		esc[6] = {'\\', 'u', '0', '0', hex[cp >> 4], hex[cp & 0xF]};
+
+			out_put(&o, esc, 6);
+		}
+		else
+			out_put(&o, (const char *) p, n);
+		p += n;
+		len -= n;
+	}
+	out_put(&o, "\"", 1);
+	if (cap > 0)
+		out[o.len < cap ? o.len : cap - 1] = '\0';
+	return o.len;
+}

@@ -49,4 +49,13 @@ extern GwProblem gw_json_object(const char *body, size_t len,
  */
 extern size_t gw_utf8_next(const unsigned char *p, size_t len, uint32_t *cp);
 
+/*
+ * len bytes of s as a quoted JSON string into out: '"', '\\' and control
+ * characters (C0, DEL) escaped, every byte that is not part of valid UTF-8
+ * written as \ufffd, so the result is valid JSON whatever s holds.
+ * Returns the length the whole string needs (without the NUL), as
+ * snprintf does; out is cut but terminated when cap is short.
+ */
+extern size_t gw_json_escape(const char *s, size_t len, char *out, size_t cap);
+
 #endif							/* IDGEN_GWJSON_H */
