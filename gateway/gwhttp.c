@@ -21,6 +21,7 @@
 
 #include <microhttpd.h>
 
+#include "gwdecode.h"
 #include "idtext.h"
 #include "layout.h"
 #include "uuid7.h"
@@ -321,87 +322,36 @@ answer_ids(struct MHD_Connection *conn, const GwToken *t, GwAnswer *a)
 	a->body = body;
 }
 
-/* PostgreSQL's JSON form of a timestamptz in UTC: trailing zeros trimmed */
-static void
-format_ts(int64_t unix_ms, char *buf, size_t len)
-{
-	time_t		secs = (time_t) (unix_ms >= 0 ? unix_ms / 1000 : -((-unix_ms + 999) / 1000));
-	int			ms = (int) (unix_ms - (int64_t) secs * 1000);
-	struct tm	tm;
-	char		frac[8] = "";
-
-	gmtime_r(&secs, &tm);
-	if (ms != 0)
-	{
-		snprintf(frac, sizeof(frac), ".%03d", ms);
-		while (frac[strlen(frac) - 1] == '0')
-			frac[strlen(frac) - 1] = '\0';
-	}
-	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d%s+00:00",
-			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-			 tm.tm_min, tm.tm_sec, frac);
-}
-
 static void
 answer_decode(const char *text, GwAnswer *a)
 {
 	GwId		id;
 	GwProblem	p = gw_parse_id(text, &id);
 	IdgenEpochList epochs;
-	char		idtext[40];
-	char		ts[64];
+	GwDecoded	d;
 	char	   *buf;
-	size_t		cap = 256;
 
 	if (p.status != 0)
 	{
 		problem_answer(a, p);
 		return;
 	}
+	/* decoded as idgen_decode() does, with the registry's epochs */
 	gw_issue_get_epochs(&epochs);
-	buf = malloc(cap);
+	gw_decode(&epochs, &id, &d);
+	if (id.is128 && !d.is_v7)
+	{
+		/* idgen128's input refuses it too */
+		GwProblem	bad = {400, "not an idgen128: a UUID of version 7 and variant 10 expected"};
+
+		problem_answer(a, bad);
+		return;
+	}
+	buf = malloc(256);
 	if (buf == NULL)
 		return;
-	if (!id.is128)
-	{
-		const IdgenEpoch *e = idgen_epochs_for_id(&epochs, (uint64_t) id.v64);
-		IdgenFields f;
-
-		idgen_format_u63((uint64_t) id.v64, idtext);
-		idgen_layout_decompose(&e->layout, (uint64_t) id.v64, &f);
-		if (f.ms + e->layout.epoch_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
-			/* a leased range's ID: no time, node or sequence; epoch 0 says so */
-			snprintf(buf, cap, "{\"id\": \"%s\", \"ts\": null, \"region\": null, \"worker\": null, \"seq\": null, \"epoch\": 0}\n",
-					 idtext);
-		else
-		{
-			format_ts(f.ms + e->layout.epoch_unix_ms, ts, sizeof(ts));
-			snprintf(buf, cap, "{\"id\": \"%s\", \"ts\": \"%s\", \"region\": %u, \"worker\": %u, \"seq\": %u, \"epoch\": %d}\n",
-					 idtext, ts, f.region, f.worker, f.seq, e->version);
-		}
-	}
-	else
-	{
-		IdgenUuid7Fields f;
-		const IdgenEpoch *e;
-
-		idgen_uuid7_decompose(id.v128, &f);
-		idgen_format_uuid(id.v128, idtext);
-		format_ts(f.unix_ms, ts, sizeof(ts));
-		/* the node field is the low bits of the 64-bit layout of its epoch */
-		e = idgen_epochs_version(&epochs, f.epoch);
-		if (e != NULL)
-		{
-			IdgenFields nf;
-
-			idgen_layout_decompose(&e->layout, (uint64_t) f.node, &nf);
-			snprintf(buf, cap, "{\"id\": \"%s\", \"ts\": \"%s\", \"region\": %u, \"worker\": %u, \"seq\": %u, \"epoch\": %d}\n",
-					 idtext, ts, nf.region, nf.worker, nf.seq, f.epoch);
-		}
-		else
-			snprintf(buf, cap, "{\"id\": \"%s\", \"ts\": \"%s\", \"region\": null, \"worker\": null, \"seq\": null, \"epoch\": %d}\n",
-					 idtext, ts, f.epoch);
-	}
+	gw_decoded_json(&id, &d, buf, 254);
+	strcat(buf, "\n");
 	a->status = 200;
 	a->body = buf;
 }

@@ -17,6 +17,7 @@
 #include "libpq-fe.h"
 
 #include "fleet.h"
+#include "gwdecode.h"
 
 #define SQL_MS(expr) "floor(extract(epoch FROM " expr ") * 1000)::bigint"
 
@@ -138,6 +139,8 @@ load_epochs(IdgenEpochList *list, char *err, size_t err_len)
 	PGresult   *res = PQexec(lease_conn,
 							 "SELECT version, " SQL_MS("start_time") ", " SQL_MS("epoch_start")
 							 ", region_bits, worker_bits, seq_bits FROM idgen.epoch ORDER BY version");
+	IdgenEpoch	rows[IDGEN_MAX_EPOCHS];
+	const char *problem;
 	int			i;
 
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
@@ -146,7 +149,6 @@ load_epochs(IdgenEpochList *list, char *err, size_t err_len)
 		PQclear(res);
 		return false;
 	}
-	idgen_epochs_init(list);
 	if (PQntuples(res) < 1 || PQntuples(res) > IDGEN_MAX_EPOCHS)
 	{
 		snprintf(err, err_len, "the registry's idgen.epoch has %d rows", PQntuples(res));
@@ -155,36 +157,21 @@ load_epochs(IdgenEpochList *list, char *err, size_t err_len)
 	}
 	for (i = 0; i < PQntuples(res); i++)
 	{
-		IdgenEpoch	e;
-		const char *problem = NULL;
-
-		e.version = atoi(PQgetvalue(res, i, 0));
-		e.start_unix_ms = value_ms(res, i, 1);
-		e.layout.epoch_unix_ms = value_ms(res, i, 2);
-		e.layout.region_bits = atoi(PQgetvalue(res, i, 3));
-		e.layout.worker_bits = atoi(PQgetvalue(res, i, 4));
-		e.layout.seq_bits = atoi(PQgetvalue(res, i, 5));
-		e.boundary = 0;
-		if (i == 0)
-		{
-			const IdgenEpoch *first = &list->epochs[0];
-
-			if (e.version != 1 || e.start_unix_ms != first->start_unix_ms ||
-				e.layout.epoch_unix_ms != first->layout.epoch_unix_ms ||
-				e.layout.region_bits != first->layout.region_bits ||
-				e.layout.worker_bits != first->layout.worker_bits ||
-				e.layout.seq_bits != first->layout.seq_bits)
-				problem = "epoch 1 is not the built-in layout";
-		}
-		else
-			problem = idgen_epochs_append(list, &e);
-		if (problem != NULL)
-		{
-			snprintf(err, err_len, "idgen.epoch row %d is not a valid layout epoch: %s",
-					 e.version, problem);
-			PQclear(res);
-			return false;
-		}
+		rows[i].version = atoi(PQgetvalue(res, i, 0));
+		rows[i].start_unix_ms = value_ms(res, i, 1);
+		rows[i].layout.epoch_unix_ms = value_ms(res, i, 2);
+		rows[i].layout.region_bits = atoi(PQgetvalue(res, i, 3));
+		rows[i].layout.worker_bits = atoi(PQgetvalue(res, i, 4));
+		rows[i].layout.seq_bits = atoi(PQgetvalue(res, i, 5));
+		rows[i].boundary = 0;
+	}
+	problem = gw_epochs_from_rows(list, rows, PQntuples(res), err, err_len);
+	if (problem != NULL)
+	{
+		if (problem != err)
+			snprintf(err, err_len, "%s", problem);
+		PQclear(res);
+		return false;
 	}
 	PQclear(res);
 	return true;

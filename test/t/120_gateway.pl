@@ -223,6 +223,7 @@ my @errors = (
 	[ 400, 'GET', '/v1/ids?count=abc', { token => 'app' }, 'count=abc' ],
 	[ 400, 'GET', '/v1/ids?type=uuid', { token => 'app' }, 'an unknown type' ],
 	[ 400, 'GET', '/v1/ids/12x/decode', { token => 'app' }, 'a bad id' ],
+	[ 400, 'GET', '/v1/ids/00000000-0000-4000-8000-000000000000/decode', { token => 'app' }, 'a UUID that is not a UUIDv7' ],
 	[ 400, 'POST', '/internal/workers/lease', { token => 'ops', body => '{"owner": 1}' }, 'a bad body' ],
 	[ 404, 'GET', '/v1/nothing', { token => 'app' }, 'an unknown path' ],
 	[ 405, 'POST', '/v1/ids', { token => 'app', body => '' }, 'the wrong method' ],
