@@ -19,7 +19,8 @@
 #   5. A clock rollback (the clock shim under the gateway): beyond
 #      idgen.max_drift it refuses (503) and counts it; within it, it goes on
 #      above its earlier IDs.  With its clock ahead, killed, the clock set
-#      right and restarted at once, it still starts above its last IDs.
+#      right and restarted at once, it still starts above its last IDs.  A
+#      gateway 3 s off the registry's clock refuses (clock_skew).
 #   6. TLS with a self-signed certificate made here by openssl.
 #   7. Two gateways and two nodes on one registry: a million IDs, no
 #      duplicate, each gateway's IDs ascending.  Gateway b holds four
@@ -358,6 +359,19 @@ ok(IdgenTest::wait_for(sub { @c5 = ids($gc, 10); @c5 == 10 }),
 ok(@c4 == 20000 && id_lt($c4[-1], $c5[0]) < 0,
 	'and above every ID of the run before, by its local durable mark');
 stop_gateway($gc);
+
+# a gateway whose clock is 3 s off the registry's (idgen.max_skew is 1 s)
+$shim->set_offset_ms(3000);
+my $gs = start_gateway(name => 'gws',
+	env => { LD_PRELOAD => $shim->{lib}, IDGEN_CLOCK_SHIM_FILE => $shim->{file} });
+ok(IdgenTest::wait_for(sub { my ($s, $b) = req($gs, 'GET', '/healthz');
+	$s == 503 && ref $b && $b->{status} eq 'clock_skew' }),
+	'a clock 3 s ahead of the registry: /healthz 503 clock_skew');
+($st, $j) = req($gs, 'GET', '/v1/ids', token => 'app');
+is("$st " . ($j->{error} // ''), '503 clock_skew', 'and it refuses IDs');
+like($j->{message} // '', qr/ahead of the registry/, 'saying how far off it is');
+stop_gateway($gs);
+$shim->set_offset_ms(0);
 
 # --- 2 (cont.). 429 and 503 --------------------------------------------------------
 
