@@ -388,6 +388,15 @@ gw_issue_keep_mark(void)
 
 	pthread_mutex_lock(&mu);
 	note_clock(now);
+	/*
+	 * Only what can still be issued: nothing at or past the lease end, so a
+	 * clock jumping ahead does not drag the mark (and a restart's start)
+	 * along with it.
+	 */
+	if (!g.have_lease)
+		now = g.last_unix_ms;
+	else if (now > g.lease.cap_unix_ms - 1)
+		now = g.lease.cap_unix_ms - 1;
 	demand = now > g.last_unix_ms ? now : g.last_unix_ms;
 	reserve = mark_reserve_ms();
 	mark = g.mark_unix_ms;
@@ -594,7 +603,12 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 					refusal = GW_LEASE_EXPIRED;
 				}
 				else
-					mark_target = (end_ms > now ? end_ms : now) + mark_reserve_ms();
+				{
+					/* end_ms lies below the lease end here; now may not */
+					int64_t		upto = now < g.lease.cap_unix_ms - 1 ? now : g.lease.cap_unix_ms - 1;
+
+					mark_target = (end_ms > upto ? end_ms : upto) + mark_reserve_ms();
+				}
 				break;
 			case IDGEN_TICK_OK:
 				break;

@@ -18,7 +18,8 @@
 #      next holder starts.
 #   5. A clock rollback (the clock shim under the gateway): beyond
 #      idgen.max_drift it refuses (503) and counts it; within it, it goes on
-#      above its earlier IDs.  With its clock ahead, killed, the clock set
+#      above its earlier IDs.  A jump a minute ahead is not followed past
+#      the lease end.  With its clock ahead, killed, the clock set
 #      right and restarted at once, it still starts above its last IDs.  A
 #      gateway 3 s off the registry's clock refuses (clock_skew).
 #   6. TLS with a self-signed certificate made here by openssl.
@@ -343,6 +344,27 @@ ok(IdgenTest::wait_for(sub { my ($s) = req($gc, 'GET', '/healthz'); $s == 200 })
 	'the clock back: healthy again');
 my @c3 = ids($gc, 10);
 ok(@c3 == 10 && id_lt($c2[-1], $c3[0]) < 0, 'and the IDs still ascend');
+
+# a jump a minute ahead: not followed past the lease end
+$shim->set_offset_ms(60000);
+($st, $j) = req($gc, 'GET', '/v1/ids?count=10', token => 'app');
+is("$st " . ($j->{error} // ''), '503 lease_expired', 'a clock a minute ahead: 503, IDs would pass the lease end');
+# long enough for the lease thread, which keeps the mark ahead, to see it
+usleep(500_000);
+$shim->set_offset_ms(0);
+my @c3b;
+ok(IdgenTest::wait_for(sub { @c3b = ids($gc, 10); @c3b == 10 }), 'the clock back: IDs again');
+is($registry->safe_psql('postgres',
+	"SELECT max((idgen_decode(x)).ts) < clock_timestamp() + interval '2 seconds' "
+	  . "FROM unnest('{" . join(',', @c3, @c3b) . "}'::idgen[]) AS x"),
+	't', 'no ID carries the time of the jump');
+ok(id_lt($c3[-1], $c3b[0]) < 0, 'and they still ascend');
+{
+	open(my $mf, '<', "$tmp/state-gwc/mark") or die;
+	my $mark = <$mf>;
+	close $mf;
+	ok($mark < time() * 1000 + 20000, 'the jump did not drag the local durable mark along');
+}
 
 # its clock 900 ms ahead (within idgen.max_skew), killed, the clock set
 # right and restarted at once: the registry's clock alone would let it
