@@ -146,6 +146,7 @@ typedef struct GwAnswer
 	int			status;
 	char	   *body;
 	int			retry_after_s;	/* > 0: send Retry-After */
+	const char *content_type;	/* NULL: application/json */
 } GwAnswer;
 
 /*

@@ -122,8 +122,7 @@ send_answer(struct MHD_Connection *conn, Req *req, GwAnswer *a)
 	resp = MHD_create_response_from_buffer(strlen(body), (void *) body,
 										   a->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-							a->status == 200 && a->body && strncmp(a->body, "# HELP", 6) == 0 ?
-							"text/plain; version=0.0.4" : "application/json");
+							a->body && a->content_type ? a->content_type : "application/json");
 	if (a->retry_after_s > 0 && (a->status == 429 || a->status == 503))
 	{
 		char		s[16];
@@ -393,7 +392,7 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 	   size_t *upload_data_size, void **con_cls)
 {
 	Req		   *req = *con_cls;
-	GwAnswer	a = {0, NULL, 0};
+	GwAnswer	a = {0, NULL, 0, NULL};
 	GwRoute		route;
 	char		id[GW_ID_TEXT_MAX];
 	GwProblem	p;
@@ -526,6 +525,8 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 		case GW_ROUTE_METRICS:
 			a.status = 200;
 			a.body = gw_metrics_text();
+			/* Prometheus's text exposition format */
+			a.content_type = "text/plain; version=0.0.4";
 			break;
 		case GW_ROUTE_NONE:
 			{

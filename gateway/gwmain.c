@@ -35,7 +35,7 @@ on_signal(int sig)
 }
 
 static void
-logf_(const char *fmt, ...)
+gw_log(const char *fmt, ...)
 {
 	va_list		ap;
 	char		ts[32];
@@ -189,7 +189,7 @@ lease_loop(void)
 				have = true;
 				backoff = 200;
 				next_renew = gw_boot_ms() + renew_interval(&set);
-				logf_("leased worker%s of region %d: %d%s (generation %lld)",
+				gw_log("leased worker%s of region %d: %d%s (generation %lld)",
 					  set.count > 1 ? "s" : "", set.region, set.workers[0],
 					  set.count > 1 ? " and more" : "", (long long) set.generations[0]);
 			}
@@ -197,7 +197,7 @@ lease_loop(void)
 			{
 				snprintf(reason, sizeof(reason), "cannot lease a worker: %s", err);
 				gw_issue_drop_lease(GW_NO_LEASE, reason);
-				logf_("%s; retrying in %lld ms", reason, (long long) backoff);
+				gw_log("%s; retrying in %lld ms", reason, (long long) backoff);
 				next_lease = now + backoff;
 				backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
 			}
@@ -227,13 +227,13 @@ lease_loop(void)
 						gw_issue_drop_lease(GW_FENCED, reason);
 						gw_metric_fenced();
 					}
-					logf_("%s; leasing anew", reason);
+					gw_log("%s; leasing anew", reason);
 					gw_registry_release(&set);
 					have = false;
 					next_lease = 0;
 					break;
 				case GW_RENEW_FAILED:
-					logf_("cannot renew the worker lease: %s", err);
+					gw_log("cannot renew the worker lease: %s", err);
 					next_renew = now + 500;
 					break;
 			}
@@ -414,11 +414,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "idgen-gateway: %s\n", err);
 		return 1;
 	}
-	logf_("listening on %s:%d%s", gw_opt.listen_host, gw_opt.listen_port,
+	gw_log("listening on %s:%d%s", gw_opt.listen_host, gw_opt.listen_port,
 		  gw_opt.tls_cert ? " (TLS)" : "");
 	lease_loop();
 	gw_http_stop();
-	logf_("stopped");
+	gw_log("stopped");
 	gw_tokens_free(&toks);
 	return 0;
 }

@@ -166,6 +166,13 @@ ok(wait_healthy($ga), 'gateway a: healthy');
 
 my ($st, $j, $hd) = req($ga, 'GET', '/healthz');
 is($j->{status}, 'ok', '/healthz says ok');
+like($hd->{'content-type'}, qr{^application/json}, '/healthz is JSON');
+($st, $j, $hd) = req($ga, 'GET', '/metrics');
+is($st, 200, '/metrics: 200');
+like($hd->{'content-type'}, qr{^text/plain}, '/metrics is Prometheus text');
+like($j, qr/^idgen_gateway_up 1$/m, '/metrics: idgen_gateway_up 1');
+like($j, qr/^idgen_gateway_request_duration_seconds_bucket\{le="\+Inf"\} \d+$/m,
+	'/metrics: the latency histogram');
 
 my @one = ids($ga, undef // 1);
 is(scalar @one, 1, 'count=1 gives one ID');
@@ -212,6 +219,10 @@ my ($st2, $j2) = req($ga, 'POST', '/internal/ranges/lease', token => 'ops',
 is("$j2->{range_start}-$j2->{range_end}", "$j->{range_start}-$j->{range_end}",
 	'range lease: the same request key gives the same range');
 is($j->{range_end} - $j->{range_start} + 1, 100, 'range lease: 100 IDs');
+
+ok(metric($ga, 'idgen_gateway_ids_issued_total{type="idgen"}') >= 6, '/metrics counts the IDs issued');
+ok(metric($ga, 'idgen_gateway_lease_renewals_total{result="ok"}') >= 0
+	&& metric($ga, 'idgen_gateway_leases_total{result="ok"}') >= 1, '/metrics counts leases');
 
 # --- 2. errors -----------------------------------------------------------------
 
