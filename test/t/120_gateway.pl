@@ -23,7 +23,7 @@
 #      right and restarted at once, it still starts above its last IDs.  A
 #      gateway 3 s off the registry's clock refuses (clock_skew).
 #   6. TLS with a self-signed certificate made here by openssl.
-#   7. Two gateways and two nodes on one registry: a million IDs, no
+#   7. Two gateways and two nodes on one registry, all at once: a million IDs, no
 #      duplicate, each gateway's IDs ascending.  Gateway b holds four
 #      workers and runs as a role with only the grants docs/gateway.md
 #      lists.
@@ -36,6 +36,7 @@ use strict;
 use warnings;
 
 use File::Path qw(make_path);
+use POSIX ();
 use HTTP::Tiny;
 use JSON::PP;
 use lib 'test/perl';
@@ -80,6 +81,10 @@ sub sha256_hex
 
 # --- gateways ----------------------------------------------------------------
 
+# every gateway started, so that none outlives a test that dies
+my @started;
+END { kill('KILL', grep { kill(0, $_) } @started) if @started; }
+
 # start a gateway; returns a hash with pid, port, base URL
 sub start_gateway
 {
@@ -98,8 +103,11 @@ sub start_gateway
 		open(STDOUT, '>>', $log) or die;
 		open(STDERR, '>&', \*STDOUT) or die;
 		%ENV = (%ENV, %{ $o{env} // {} });
-		exec(@cmd) or die "exec $gateway_bin: $!";
+		exec(@cmd);
+		print STDERR "exec $gateway_bin: $!\n";
+		POSIX::_exit(127);
 	}
+	push @started, $pid;
 	my $scheme = $o{tls} ? 'https' : 'http';
 	return { %o, pid => $pid, port => $port, base => "$scheme://127.0.0.1:$port" };
 }
@@ -474,27 +482,41 @@ my @nodes = map {
 } (1, 2);
 ok(wait_state($_), $_->name . ': active') for @nodes;
 
-my $all = "$tmp/all_ids";
-open(my $out, '>', $all) or die;
-my $asc = 1;
-for my $gw ($ga, $gb)
+# all four at once, each from a process of its own writing its own file
+my @sources = (
+	[ 'a', sub { my $last = '0'; my $ok = 1; my @out;
+		for (1 .. 30) { my @b = ids($ga, 10000); return (0) unless @b == 10000;
+			$ok &&= ascending($last, @b); $last = $b[-1]; push @out, @b; }
+		return ($ok, @out); } ],
+	[ 'b', sub { my $last = '0'; my $ok = 1; my @out;
+		for (1 .. 30) { my @b = ids($gb, 10000); return (0) unless @b == 10000;
+			$ok &&= ascending($last, @b); $last = $b[-1]; push @out, @b; }
+		return ($ok, @out); } ],
+	map { my $n = $_; [ $n->name, sub { (1, map { $n->safe_psql('postgres', 'SELECT idgen_next_batch(50000)') } 1 .. 4) } ] } @nodes,
+);
+my %kid;
+for my $src (@sources)
 {
-	my $last = '0';
-	for (1 .. 30)
+	my $pid = fork();
+	die "fork: $!" unless defined $pid;
+	if ($pid == 0)
 	{
-		my @b = ids($gw, 10000);
-		die "gateway request failed" unless @b == 10000;
-		$asc &&= ascending($last, @b);
-		$last = $b[-1];
-		print $out join("\n", @b), "\n";
+		$http = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
+		my ($ok, @got) = $src->[1]->();
+		open(my $f, '>', "$tmp/ids_$src->[0]") or POSIX::_exit(2);
+		print $f join("\n", @got), "\n";
+		close $f;
+		# no END blocks in the child: they belong to the test
+		POSIX::_exit($ok ? 0 : 1);
 	}
+	$kid{$pid} = $src->[0];
 }
-for my $n (@nodes)
-{
-	print $out $n->safe_psql('postgres', 'SELECT idgen_next_batch(200000)'), "\n";
-}
-close $out;
-ok($asc, "each gateway's IDs ascend (gateway b across its four workers)");
+my %rc;
+for my $pid (keys %kid) { waitpid($pid, 0); $rc{ $kid{$pid} } = $? >> 8; }
+is($rc{a} . $rc{b}, '00', "each gateway's IDs ascend (gateway b across its four workers), all requests answered");
+is(join('', map { $rc{ $_->name } } @nodes), '00', 'both nodes gave their batches');
+my $all = "$tmp/all_ids";
+system("cat $tmp/ids_* > $all") == 0 or die;
 $registry->safe_psql('postgres', "CREATE TABLE all_ids (id bigint); COPY all_ids FROM '$all'");
 is($registry->safe_psql('postgres', 'SELECT count(*) || \'/\' || count(DISTINCT id) FROM all_ids'),
 	'1000000/1000000', 'a million IDs from two gateways and two nodes: no duplicate');
