@@ -295,6 +295,38 @@ is(scalar @k1, 3, 'Idempotency-Key: three IDs');
 is("@k1b", "@k1", 'Idempotency-Key: the same IDs again');
 my @k2 = ids($ga, 3, headers => { 'Idempotency-Key' => 'key-2' });
 isnt("@k2", "@k1", 'another key: other IDs');
+# four at once with one new key: one of them stores its IDs, all get those
+{
+	my %kid;
+	for my $i (1 .. 4)
+	{
+		my $pid = fork();
+		die "fork: $!" unless defined $pid;
+		if ($pid == 0)
+		{
+			$http = HTTP::Tiny->new(timeout => 30);
+			my @got = ids($ga, 5, headers => { 'Idempotency-Key' => 'key-race' });
+			open(my $f, '>', "$tmp/race_$i") or POSIX::_exit(2);
+			print $f "@got\n";
+			close $f;
+			POSIX::_exit(0);
+		}
+		$kid{$pid} = $i;
+	}
+	waitpid($_, 0) for keys %kid;
+	my %answers;
+	for my $i (1 .. 4)
+	{
+		open(my $f, '<', "$tmp/race_$i") or die;
+		my $line = <$f>;
+		close $f;
+		chomp $line;
+		$answers{$line}++;
+	}
+	my @distinct = keys %answers;
+	ok(@distinct == 1 && $distinct[0] =~ /^\d+( \d+){4}$/,
+		'four concurrent requests with one Idempotency-Key: all get the same five IDs');
+}
 ($st, $j) = req($ga, 'GET', '/v1/ids?count=4', token => 'app', headers => { 'Idempotency-Key' => 'key-1' });
 is($st, 409, 'a key reused with another count: 409');
 ok(ref $j eq 'HASH' && $j->{error}, '409 has a JSON body');
