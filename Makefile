@@ -69,6 +69,19 @@ endif
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 
+# idgen-gateway, the HTTP daemon (gateway/Makefile): built by `make`,
+# installed by `make install` into `pg_config --bindir`
+.PHONY: gateway gateway-install gateway-clean
+all: gateway
+install: gateway-install
+clean: gateway-clean
+gateway:
+	$(MAKE) -C gateway PG_CONFIG=$(PG_CONFIG)
+gateway-install: gateway
+	$(MAKE) -C gateway PG_CONFIG=$(PG_CONFIG) install
+gateway-clean:
+	$(MAKE) -C gateway clean
+
 .PHONY: deps demo test unit fuzz bench sanitize
 
 deps:

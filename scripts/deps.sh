@@ -16,6 +16,7 @@ packages=(
 	pgbouncer libdbd-pg-perl
 	prometheus-postgres-exporter prometheus
 	debhelper postgresql-server-dev-all dpkg-dev
+	libmicrohttpd-dev libpq-dev wrk openssl curl
 )
 
 # node-postgres round trips need node and npm; use the machine's if it has them

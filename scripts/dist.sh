@@ -53,6 +53,7 @@ mkdir "$stage/$name"
 	! \( -path './test/fuzz/fuzz_*' ! -name 'fuzz_*.c' \) \
 	! -path './idgen-*.zip' \
 	! -path './sql/idgen--*.sql' \
+	! -path './gateway/idgen' ! -path './gateway/idgen-gateway' \
 	-print0) |
 	tar -C "$root" --null -T - -cf - | tar -C "$stage/$name" -xf -
 if command -v zip >/dev/null 2>&1; then

@@ -2799,3 +2799,25 @@ COMMENT ON FUNCTION idgen.ids128_from(timestamptz) IS 'the lowest idgen128 not e
 CREATE FUNCTION idgen.ids128_after(ts timestamptz) RETURNS uuid
     AS 'MODULE_PATHNAME', 'idgen_ids128_after' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION idgen.ids128_after(timestamptz) IS 'the lowest idgen128 later than the millisecond of ts (all ones if none is): id > ts is id >= this, id <= ts is id < this';
+-- idgen-gateway: the answers it gave under an Idempotency-Key, kept for
+-- idgen.request_retention so a retry gets the same IDs from any gateway of
+-- the registry, also after a restart.  Written only by the gateway (its
+-- role needs SELECT, INSERT, UPDATE and DELETE on it); dumped, so a retry
+-- after a restore of the registry still gets its IDs.
+-- ---------------------------------------------------------------------
+
+CREATE TABLE idgen.gateway_request (
+    token       text NOT NULL,
+    request_key text NOT NULL,
+    width       smallint NOT NULL CHECK (width IN (64, 128)),
+    count       integer NOT NULL CHECK (count >= 1),
+    ids         text NOT NULL,
+    created_at  timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
+    PRIMARY KEY (token, request_key)
+);
+CREATE INDEX ON idgen.gateway_request (created_at);
+COMMENT ON TABLE idgen.gateway_request IS 'idgen-gateway''s answers under an Idempotency-Key, kept for idgen.request_retention so a retry gets the same IDs';
+COMMENT ON COLUMN idgen.gateway_request.token IS 'name of the bearer token (from the gateway''s tokens file) that asked';
+COMMENT ON COLUMN idgen.gateway_request.ids IS 'the JSON answer as sent: {"ids": [...]}';
+REVOKE ALL ON idgen.gateway_request FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('idgen.gateway_request', '');

@@ -1,0 +1,190 @@
+/*
+ * gateway.h - idgen-gateway: the daemon's modules and what they share
+ *
+ *   gwmain.c      command line, start-up, the lease thread's loop
+ *   gwissue.c     the generator: worker lease set, layout epochs, ticks,
+ *                 the local durable mark; composes IDs with src/'s pure C
+ *   gwregistry.c  everything said to the registry over libpq
+ *   gwhttp.c      the HTTP server (libmicrohttpd): routes, auth, limits
+ *   gwmetrics.c   counters and the Prometheus text
+ *   gwrequest.c   request parsing, pure C (gwrequest.h)
+ *
+ * Threads: libmicrohttpd's request threads call gw_issue_reserve() and the
+ * registry pool; one lease thread leases, renews, reads the epochs and
+ * settings and keeps the local mark ahead.  The generator's state is under
+ * one mutex, held only for a reservation's arithmetic.
+ */
+#ifndef IDGEN_GATEWAY_H
+#define IDGEN_GATEWAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "epochs.h"
+#include "gwrequest.h"
+
+/* leased workers at most (a power of two; see gwissue.c) */
+#define GW_MAX_WORKERS 8
+
+typedef struct GwOptions
+{
+	const char *registry;		/* libpq connection string */
+	const char *listen_host;
+	int			listen_port;
+	const char *tokens_file;
+	const char *tls_cert;
+	const char *tls_key;
+	int64_t		lease_ttl_ms;
+	int			region;			/* -1: the registry's idgen.region_id */
+	int			workers;		/* leased workers, a power of two */
+	const char *state_dir;
+	const char *name;			/* this gateway's name in lease owners */
+	double		rate_limit;		/* requests per second per token; 0: none */
+	int			threads;		/* request threads */
+	int			pool_size;		/* registry connections for requests */
+} GwOptions;
+
+extern GwOptions gw_opt;
+
+/* time, in milliseconds */
+extern int64_t gw_wall_ms(void);	/* CLOCK_REALTIME */
+extern int64_t gw_boot_ms(void);	/* CLOCK_BOOTTIME: counts suspend too */
+
+/* ---- the generator (gwissue.c) ---- */
+
+/* why the gateway cannot issue now; GW_OK when it can */
+typedef enum GwRefusal
+{
+	GW_OK = 0,
+	GW_NO_LEASE,				/* none yet, or being leased anew */
+	GW_FENCED,					/* a renewal found the lease taken away */
+	GW_LEASE_EXPIRED,			/* not renewed in time */
+	GW_CLOCK_BEHIND,			/* the wall clock went back beyond max_drift */
+	GW_CLOCK_SKEW,				/* too far from the registry's clock */
+	GW_CLOCK_INVALID,			/* before 2026, or past a layout's horizon */
+	GW_MARK,					/* the local durable mark could not be written */
+	GW_TOO_MANY,				/* more IDs than one reservation can hold */
+	GW_REFUSAL_COUNT
+} GwRefusal;
+
+extern const char *gw_refusal_name(GwRefusal r);
+
+/* a lease set as the registry gave it, for gw_issue_install_lease() */
+typedef struct GwLeaseSet
+{
+	int			count;
+	int			region;
+	int			workers[GW_MAX_WORKERS];
+	int64_t		generations[GW_MAX_WORKERS];
+	int64_t		cap_unix_ms;	/* IDs stay below the registry's lease end */
+	int64_t		floor_unix_ms;	/* registry clock after the lease: IDs start above */
+	int64_t		valid_until_boot_ms;
+} GwLeaseSet;
+
+/* a reservation: the IDs are computed from it outside the lock */
+typedef struct GwBatch
+{
+	uint64_t	first_tick;
+	uint32_t	count;
+	int			counter_bits;
+	int			seq_bits;
+	int			time_shift;
+	uint64_t	region_bits;	/* region << (worker_bits + seq_bits) */
+	uint64_t	worker_bits[GW_MAX_WORKERS];	/* worker << seq_bits, ascending */
+	int64_t		origin_unix_ms;
+	int			epoch_version;
+} GwBatch;
+
+extern int	gw_issue_init(const char *state_dir, char *err, size_t err_len);
+extern void gw_issue_set_epochs(const IdgenEpochList *epochs);
+extern void gw_issue_get_epochs(IdgenEpochList *epochs);
+extern void gw_issue_set_limits(int64_t max_drift_ms, int64_t max_skew_ms);
+extern int64_t gw_issue_max_skew_ms(void);
+extern void gw_issue_install_lease(const GwLeaseSet *set);
+extern void gw_issue_renewed(int64_t cap_unix_ms, int64_t valid_until_boot_ms);
+extern void gw_issue_drop_lease(GwRefusal why, const char *reason);
+extern void gw_issue_set_skew(bool skewed, const char *reason);
+extern bool gw_issue_lease(GwLeaseSet *set);
+/* keep the durable mark ahead of demand; returns false when it cannot */
+extern bool gw_issue_keep_mark(void);
+
+/*
+ * Reserve count IDs.  GW_OK fills *batch; otherwise the refusal, its
+ * reason (static or per-call text in reason) and how many seconds to tell
+ * the client to wait.
+ */
+extern GwRefusal gw_issue_reserve(uint32_t count, GwBatch *batch,
+								  char *reason, size_t reason_len,
+								  int *retry_after_s);
+/* the i-th ID of a batch */
+extern uint64_t gw_batch_id(const GwBatch *b, uint32_t i);
+/* the state for /healthz: GW_OK, or why not and the reason text */
+extern GwRefusal gw_issue_health(char *reason, size_t reason_len);
+
+/* ---- the registry (gwregistry.c) ---- */
+
+extern int	gw_registry_init(char *err, size_t err_len);
+/* the lease thread's own connection */
+extern bool gw_registry_lease(GwLeaseSet *set, char *err, size_t err_len);
+typedef enum GwRenewResult
+{
+	GW_RENEW_OK,
+	GW_RENEW_FENCED,
+	GW_RENEW_FAILED				/* the registry could not be asked */
+} GwRenewResult;
+extern GwRenewResult gw_registry_renew(GwLeaseSet *set, char *err, size_t err_len);
+extern void gw_registry_release(const GwLeaseSet *set);
+extern void gw_registry_purge(void);
+extern int64_t gw_registry_retention_ms(void);
+/* the owner name of this run's leases, without the /N of each worker */
+extern const char *gw_registry_owner(void);
+
+/* request-path calls: an HTTP status and a JSON body (malloc'd) */
+typedef struct GwAnswer
+{
+	int			status;
+	char	   *body;
+	int			retry_after_s;	/* > 0: send Retry-After */
+	const char *content_type;	/* NULL: application/json */
+} GwAnswer;
+
+/*
+ * Idempotency-Key: the stored answer of (token, key), if any.  Returns 1
+ * with *stored set (malloc'd JSON) when found, 0 when not, -1 when the
+ * registry cannot be asked (then *answer is the error).
+ */
+extern int	gw_registry_recall(const char *token, const char *key, int count,
+							   int want128, char **stored, GwAnswer *answer);
+/* store it; returns 1, 0 when another request stored one first (then
+ * *stored is that one), -1 on error (*answer) */
+extern int	gw_registry_remember(const char *token, const char *key, int count,
+								 int want128, const char *ids_json,
+								 char **stored, GwAnswer *answer);
+extern void gw_registry_worker_lease(const GwWorkerLeaseRequest *req, GwAnswer *answer);
+extern void gw_registry_range_lease(const GwRangeLeaseRequest *req, GwAnswer *answer);
+
+/* ---- JSON and answers (gwhttp.c) ---- */
+
+/* append s as a JSON string (with quotes) to buf; returns the new length */
+extern size_t gw_json_string(char *buf, size_t len, size_t cap, const char *s);
+extern char *gw_error_json(const char *code, const char *message);
+
+/* ---- HTTP (gwhttp.c) ---- */
+
+extern int	gw_http_start(const GwTokens *tokens, char *err, size_t err_len);
+extern void gw_http_stop(void);
+
+/* ---- metrics (gwmetrics.c) ---- */
+
+extern void gw_metric_issued(uint64_t n, int want128);
+extern void gw_metric_refusal(GwRefusal r);
+extern void gw_metric_http(int status);
+extern void gw_metric_latency(double seconds);
+extern void gw_metric_renewal(bool ok);
+extern void gw_metric_lease(bool ok);
+extern void gw_metric_rollback(void);
+extern void gw_metric_fenced(void);
+extern char *gw_metrics_text(void);
+
+#endif							/* IDGEN_GATEWAY_H */

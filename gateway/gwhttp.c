@@ -1,0 +1,665 @@
+/*
+ * gwhttp.c - idgen-gateway's HTTP server (gateway.h)
+ *
+ * libmicrohttpd runs the connections in a pool of threads.  Every request
+ * is routed and checked by the pure-C parsers of gwrequest.c before
+ * anything acts on it; every answer, errors included, is a JSON body.
+ * /healthz and /metrics need no token (load balancers and Prometheus
+ * scrape them; the gateway listens on loopback unless told otherwise).
+ */
+#include "gateway.h"
+
+#include <math.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include "gwdecode.h"
+#include "idtext.h"
+#include "layout.h"
+#include "uuid7.h"
+
+static struct MHD_Daemon *daemon_handle;
+static const GwTokens *tokens;
+static char *tls_cert_pem;
+static char *tls_key_pem;
+
+/* per-token request budgets (--rate-limit): token buckets, one lock */
+typedef struct Bucket
+{
+	double		level;
+	double		at;				/* seconds, CLOCK_MONOTONIC */
+} Bucket;
+static Bucket *buckets;
+static pthread_mutex_t bucket_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* one request's state across libmicrohttpd's calls */
+typedef struct Req
+{
+	double		started;
+	char		body[GW_BODY_MAX];
+	size_t		len;
+	bool		too_big;
+} Req;
+
+static double
+mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+size_t
+gw_json_string(char *buf, size_t len, size_t cap, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	/* worst case six bytes a character, two quotes and a NUL */
+	if (len + 3 > cap)
+		return len;
+	buf[len++] = '"';
+	for (; *s && len + 8 < cap; s++)
+	{
+		unsigned char c = (unsigned char) *s;
+
+		if (c == '"' || c == '\\')
+		{
+			buf[len++] = '\\';
+			buf[len++] = (char) c;
+		}
+		else if (c < 0x20 || c == 0x7f)
+		{
+			buf[len++] = '\\';
+			buf[len++] = 'u';
+			buf[len++] = '0';
+			buf[len++] = '0';
+			buf[len++] = hex[c >> 4];
+			buf[len++] = hex[c & 15];
+		}
+		else
+			buf[len++] = (char) c;
+	}
+	buf[len++] = '"';
+	buf[len] = '\0';
+	return len;
+}
+
+char *
+gw_error_json(const char *code, const char *message)
+{
+	size_t		cap = 64 + 6 * (strlen(code) + strlen(message));
+	char	   *buf = malloc(cap);
+	size_t		len;
+
+	if (buf == NULL)
+		return NULL;
+	len = (size_t) snprintf(buf, cap, "{\"error\": ");
+	len = gw_json_string(buf, len, cap, code);
+	len += (size_t) snprintf(buf + len, cap - len, ", \"message\": ");
+	len = gw_json_string(buf, len, cap, message);
+	snprintf(buf + len, cap - len, "}\n");
+	return buf;
+}
+
+static enum MHD_Result
+send_answer(struct MHD_Connection *conn, Req *req, GwAnswer *a)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	const char *body = a->body ? a->body : "{\"error\": \"out_of_memory\", \"message\": \"out of memory\"}\n";
+
+	if (a->body == NULL)
+		a->status = 500;
+	resp = MHD_create_response_from_buffer(strlen(body), (void *) body,
+										   a->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+							a->body && a->content_type ? a->content_type : "application/json");
+	if (a->retry_after_s > 0 && (a->status == 429 || a->status == 503))
+	{
+		char		s[16];
+
+		snprintf(s, sizeof(s), "%d", a->retry_after_s);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, s);
+	}
+	if (a->status == 401)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+	ret = MHD_queue_response(conn, (unsigned int) a->status, resp);
+	MHD_destroy_response(resp);
+	gw_metric_http(a->status);
+	gw_metric_latency(mono_seconds() - req->started);
+	return ret;
+}
+
+static void
+problem_answer(GwAnswer *a, GwProblem p)
+{
+	static const char *const codes[][2] = {
+		{"400", "bad_request"}, {"401", "unauthorized"}, {"403", "forbidden"},
+		{"404", "not_found"}, {"405", "method_not_allowed"},
+		{"413", "payload_too_large"}, {"429", "rate_limited"}
+	};
+	const char *code = "error";
+	char		s[8];
+	size_t		i;
+
+	snprintf(s, sizeof(s), "%d", p.status);
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (strcmp(codes[i][0], s) == 0)
+			code = codes[i][1];
+	a->status = p.status;
+	a->body = gw_error_json(code, p.reason ? p.reason : code);
+}
+
+/* true when the token may make another request now */
+static bool
+rate_ok(const GwToken *t, int *retry_after_s)
+{
+	Bucket	   *b = &buckets[t - tokens->tokens];
+	double		now = mono_seconds();
+	bool		ok;
+
+	pthread_mutex_lock(&bucket_mu);
+	b->level += (now - b->at) * gw_opt.rate_limit;
+	if (b->level > gw_opt.rate_limit)
+		b->level = gw_opt.rate_limit;	/* a burst of one second's worth */
+	b->at = now;
+	ok = b->level >= 1.0;
+	if (ok)
+		b->level -= 1.0;
+	else
+		*retry_after_s = (int) ceil((1.0 - b->level) / gw_opt.rate_limit);
+	pthread_mutex_unlock(&bucket_mu);
+	if (*retry_after_s < 1)
+		*retry_after_s = 1;
+	return ok;
+}
+
+/* 48 random bits for an idgen128's tail, from a per-thread pool */
+static uint64_t
+random48(void)
+{
+	static __thread uint8_t pool[3072];
+	static __thread size_t used = sizeof(pool);
+	uint64_t	r = 0;
+	int			i;
+
+	if (used + 6 > sizeof(pool))
+	{
+		size_t		got = 0;
+
+		while (got < sizeof(pool))
+		{
+			ssize_t		n = getrandom(pool + got, sizeof(pool) - got, 0);
+
+			if (n > 0)
+				got += (size_t) n;
+		}
+		used = 0;
+	}
+	for (i = 0; i < 6; i++)
+		r = (r << 8) | pool[used++];
+	return r;
+}
+
+/* {"ids": [...]} for a reservation, malloc'd */
+static char *
+ids_json(const GwBatch *b, int want128)
+{
+	size_t		cap = (size_t) b->count * (want128 ? 40 : 23) + 32;
+	char	   *buf = malloc(cap);
+	size_t		len;
+	uint32_t	i;
+
+	if (buf == NULL)
+		return NULL;
+	memcpy(buf, "{\"ids\": [", 9);
+	len = 9;
+	for (i = 0; i < b->count; i++)
+	{
+		uint64_t	id = gw_batch_id(b, i);
+
+		if (i > 0)
+			buf[len++] = ',';
+		buf[len++] = '"';
+		if (want128)
+		{
+			IdgenUuid7Fields f;
+			uint8_t		u[IDGEN_UUID7_LEN];
+
+			/* as the extension's idgen128: the 64-bit ID's node field, its epoch */
+			f.unix_ms = (int64_t) (id >> b->time_shift) + b->origin_unix_ms;
+			f.node = (uint32_t) (id & ((UINT64_C(1) << b->time_shift) - 1));
+			f.epoch = b->epoch_version;
+			f.random = random48();
+			idgen_uuid7_compose(&f, u);
+			idgen_format_uuid(u, buf + len);
+			len += 36;
+		}
+		else
+			len += (size_t) idgen_format_u63(id, buf + len);
+		buf[len++] = '"';
+	}
+	memcpy(buf + len, "]}\n", 4);
+	return buf;
+}
+
+static void
+answer_ids(struct MHD_Connection *conn, const GwToken *t, GwAnswer *a)
+{
+	const char *key = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Idempotency-Key");
+	int32_t		count;
+	int			want128;
+	GwProblem	p;
+	GwBatch		batch;
+	char		reason[512];
+	char	   *stored = NULL;
+	char	   *body;
+	GwRefusal	r;
+
+	p = gw_parse_count(MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "count"), &count);
+	if (p.status == 0)
+		p = gw_parse_type(MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "type"), &want128);
+	if (p.status == 0 && key != NULL)
+		p = gw_parse_idempotency_key(key);
+	if (p.status != 0)
+	{
+		problem_answer(a, p);
+		return;
+	}
+	if (key != NULL)
+	{
+		int			rc = gw_registry_recall(t->name, key, count, want128, &stored, a);
+
+		if (rc < 0)
+			return;
+		if (rc == 1)
+		{
+			a->status = 200;
+			a->body = stored;
+			return;
+		}
+	}
+	r = gw_issue_reserve((uint32_t) count, &batch, reason, sizeof(reason), &a->retry_after_s);
+	if (r != GW_OK)
+	{
+		char		msg[600];
+
+		snprintf(msg, sizeof(msg), "cannot issue IDs: %s", reason);
+		a->status = 503;
+		a->body = gw_error_json(gw_refusal_name(r), msg);
+		return;
+	}
+	body = ids_json(&batch, want128);
+	gw_metric_issued((uint64_t) count, want128);
+	if (key != NULL && body != NULL)
+	{
+		int			rc = gw_registry_remember(t->name, key, count, want128, body, &stored, a);
+
+		if (rc < 0)
+		{
+			/* not recorded: these IDs go unused rather than be sent twice */
+			free(body);
+			return;
+		}
+		if (rc == 0)
+		{
+			/* a concurrent retry stored its IDs first: those are the answer */
+			free(body);
+			body = stored;
+		}
+	}
+	a->status = 200;
+	a->body = body;
+}
+
+static void
+answer_decode(const char *text, GwAnswer *a)
+{
+	GwId		id;
+	GwProblem	p = gw_parse_id(text, &id);
+	IdgenEpochList epochs;
+	GwDecoded	d;
+	char	   *buf;
+
+	if (p.status != 0)
+	{
+		problem_answer(a, p);
+		return;
+	}
+	/* decoded as idgen_decode() does, with the registry's epochs */
+	gw_issue_get_epochs(&epochs);
+	gw_decode(&epochs, &id, &d);
+	if (id.is128 && !d.is_v7)
+	{
+		/* idgen128's input refuses it too */
+		GwProblem	bad = {400, "not an idgen128: a UUID of version 7 and variant 10 expected"};
+
+		problem_answer(a, bad);
+		return;
+	}
+	buf = malloc(256);
+	if (buf == NULL)
+		return;
+	gw_decoded_json(&id, &d, buf, 254);
+	strcat(buf, "\n");
+	a->status = 200;
+	a->body = buf;
+}
+
+static void
+answer_health(GwAnswer *a)
+{
+	char		reason[512];
+	GwRefusal	r = gw_issue_health(reason, sizeof(reason));
+	char	   *buf = malloc(1024);
+	size_t		len;
+	GwLeaseSet	set;
+	int			i;
+
+	if (buf == NULL)
+		return;
+	len = (size_t) snprintf(buf, 1024, "{\"status\": \"%s\", \"reason\": ",
+							r == GW_OK ? "ok" : gw_refusal_name(r));
+	len = gw_json_string(buf, len, 600, reason);
+	len += (size_t) snprintf(buf + len, 1024 - len, ", \"owner\": ");
+	len = gw_json_string(buf, len, 900, gw_registry_owner());
+	/* what it holds, for operators (and idgen_fence_worker) */
+	if (gw_issue_lease(&set))
+	{
+		len += (size_t) snprintf(buf + len, 1024 - len, ", \"region\": %d, \"workers\": [", set.region);
+		for (i = 0; i < set.count; i++)
+			len += (size_t) snprintf(buf + len, 1024 - len, "%s%d", i ? ", " : "", set.workers[i]);
+		len += (size_t) snprintf(buf + len, 1024 - len, "]");
+	}
+	snprintf(buf + len, 1024 - len, "}\n");
+	a->status = r == GW_OK ? 200 : 503;
+	a->retry_after_s = r == GW_OK ? 0 : 1;
+	a->body = buf;
+}
+
+static enum MHD_Result
+handle(void *cls, struct MHD_Connection *conn, const char *url,
+	   const char *method, const char *version, const char *upload_data,
+	   size_t *upload_data_size, void **con_cls)
+{
+	Req		   *req = *con_cls;
+	GwAnswer	a = {0, NULL, 0, NULL};
+	GwRoute		route;
+	char		id[GW_ID_TEXT_MAX];
+	GwProblem	p;
+	const GwToken *t = NULL;
+	unsigned	need = 0;
+
+	(void) cls;
+	(void) version;
+	if (req == NULL)
+	{
+		const char *cl;
+
+		req = calloc(1, sizeof(Req));
+		if (req == NULL)
+			return MHD_NO;
+		req->started = mono_seconds();
+		*con_cls = req;
+		/* a body announced too large is refused before it is read */
+		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl != NULL && strtoull(cl, NULL, 10) > GW_BODY_MAX)
+		{
+			GwProblem	big = {413, "the request body is larger than 4096 bytes"};
+
+			problem_answer(&a, big);
+			return send_answer(conn, req, &a);
+		}
+		return MHD_YES;
+	}
+	if (*upload_data_size > 0)
+	{
+		if (req->len + *upload_data_size > GW_BODY_MAX)
+			req->too_big = true;
+		else
+		{
+			memcpy(req->body + req->len, upload_data, *upload_data_size);
+			req->len += *upload_data_size;
+		}
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (req->too_big)
+	{
+		GwProblem	big = {413, "the request body is larger than 4096 bytes"};
+
+		problem_answer(&a, big);
+		return send_answer(conn, req, &a);
+	}
+
+	p = gw_route(method, url, strlen(url), &route, id);
+	if (p.status != 0)
+	{
+		problem_answer(&a, p);
+		return send_answer(conn, req, &a);
+	}
+	switch (route)
+	{
+		case GW_ROUTE_IDS:
+			need = GW_SCOPE_IDS;
+			break;
+		case GW_ROUTE_DECODE:
+			need = GW_SCOPE_DECODE;
+			break;
+		case GW_ROUTE_WORKER_LEASE:
+		case GW_ROUTE_RANGE_LEASE:
+			need = GW_SCOPE_ADMIN;
+			break;
+		default:
+			break;
+	}
+	if (need != 0)
+	{
+		t = gw_authenticate(tokens, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+																MHD_HTTP_HEADER_AUTHORIZATION));
+		if (t == NULL)
+		{
+			GwProblem	no = {401, "a valid bearer token is required"};
+
+			problem_answer(&a, no);
+			return send_answer(conn, req, &a);
+		}
+		if ((t->scopes & need) == 0)
+		{
+			GwProblem	no = {403, "this token lacks the scope this request needs"};
+
+			problem_answer(&a, no);
+			return send_answer(conn, req, &a);
+		}
+		if (gw_opt.rate_limit > 0 && !rate_ok(t, &a.retry_after_s))
+		{
+			GwProblem	no = {429, "this token's request rate limit is exceeded"};
+
+			problem_answer(&a, no);
+			return send_answer(conn, req, &a);
+		}
+	}
+
+	switch (route)
+	{
+		case GW_ROUTE_IDS:
+			answer_ids(conn, t, &a);
+			break;
+		case GW_ROUTE_DECODE:
+			answer_decode(id, &a);
+			break;
+		case GW_ROUTE_WORKER_LEASE:
+			{
+				GwWorkerLeaseRequest w;
+
+				p = gw_parse_worker_lease(req->body, req->len, &w);
+				if (p.status != 0)
+					problem_answer(&a, p);
+				else
+					gw_registry_worker_lease(&w, &a);
+			}
+			break;
+		case GW_ROUTE_RANGE_LEASE:
+			{
+				GwRangeLeaseRequest r;
+
+				p = gw_parse_range_lease(req->body, req->len, &r);
+				if (p.status != 0)
+					problem_answer(&a, p);
+				else
+					gw_registry_range_lease(&r, &a);
+			}
+			break;
+		case GW_ROUTE_HEALTHZ:
+			answer_health(&a);
+			break;
+		case GW_ROUTE_METRICS:
+			a.status = 200;
+			a.body = gw_metrics_text();
+			/* Prometheus's text exposition format */
+			a.content_type = "text/plain; version=0.0.4";
+			break;
+		case GW_ROUTE_NONE:
+			{
+				GwProblem	nf = {404, "no such endpoint"};
+
+				problem_answer(&a, nf);
+			}
+			break;
+	}
+	return send_answer(conn, req, &a);
+}
+
+static void
+completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+		  enum MHD_RequestTerminationCode toe)
+{
+	(void) cls;
+	(void) conn;
+	(void) toe;
+	free(*con_cls);
+	*con_cls = NULL;
+}
+
+static char *
+read_file(const char *path, char *err, size_t err_len)
+{
+	FILE	   *f = fopen(path, "rb");
+	char	   *buf;
+	long		n;
+
+	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
+		fseek(f, 0, SEEK_SET) != 0 || (buf = malloc((size_t) n + 1)) == NULL)
+	{
+		snprintf(err, err_len, "cannot read %s", path);
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	if (fread(buf, 1, (size_t) n, f) != (size_t) n)
+	{
+		snprintf(err, err_len, "cannot read %s", path);
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+int
+gw_http_start(const GwTokens *t, char *err, size_t err_len)
+{
+	struct addrinfo hints = {0};
+	struct addrinfo *ai;
+	char		port[16];
+	unsigned	flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	int			rc;
+
+	tokens = t;
+	buckets = calloc(t->count > 0 ? (size_t) t->count : 1, sizeof(Bucket));
+	for (rc = 0; rc < t->count; rc++)
+	{
+		buckets[rc].level = gw_opt.rate_limit;
+		buckets[rc].at = mono_seconds();
+	}
+	snprintf(port, sizeof(port), "%d", gw_opt.listen_port);
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	rc = getaddrinfo(gw_opt.listen_host, port, &hints, &ai);
+	if (rc != 0)
+	{
+		snprintf(err, err_len, "cannot resolve --listen host \"%s\": %s",
+				 gw_opt.listen_host, gai_strerror(rc));
+		return -1;
+	}
+	if (ai->ai_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (gw_opt.tls_cert)
+	{
+		if (!MHD_is_feature_supported(MHD_FEATURE_TLS))
+		{
+			snprintf(err, err_len, "this libmicrohttpd has no TLS support");
+			freeaddrinfo(ai);
+			return -1;
+		}
+		tls_cert_pem = read_file(gw_opt.tls_cert, err, err_len);
+		tls_key_pem = tls_cert_pem ? read_file(gw_opt.tls_key, err, err_len) : NULL;
+		if (tls_key_pem == NULL)
+		{
+			freeaddrinfo(ai);
+			return -1;
+		}
+		flags |= MHD_USE_TLS;
+		daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_opt.listen_port, NULL, NULL,
+										 handle, NULL,
+										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
+										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
+										 MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
+										 MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
+										 MHD_OPTION_END);
+	}
+	else
+		daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_opt.listen_port, NULL, NULL,
+										 handle, NULL,
+										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
+										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
+										 MHD_OPTION_END);
+	freeaddrinfo(ai);
+	if (daemon_handle == NULL)
+	{
+		snprintf(err, err_len, "cannot listen on %s:%d", gw_opt.listen_host, gw_opt.listen_port);
+		return -1;
+	}
+	return 0;
+}
+
+void
+gw_http_stop(void)
+{
+	if (daemon_handle)
+		MHD_stop_daemon(daemon_handle);
+	daemon_handle = NULL;
+	/* the private key does not outlive the server in this process's memory */
+	if (tls_key_pem)
+	{
+		explicit_bzero(tls_key_pem, strlen(tls_key_pem));
+		free(tls_key_pem);
+	}
+	free(tls_cert_pem);
+	tls_key_pem = tls_cert_pem = NULL;
+}
