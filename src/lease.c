@@ -12,6 +12,7 @@
 
 #include "mb/pg_wchar.h"
 #include "port/pg_bitutils.h"
+#include "utils/timestamp.h"
 
 #include "audit.h"
 #include "clockwatch.h"
@@ -27,41 +28,66 @@
 #define SQL_MS(col) "floor(extract(epoch FROM " col ") * 1000)::bigint"
 
 /*
- * The lease protocol.  A registry at 0.5 or later records the fleet's
- * heartbeats and answers with its own clock; an older one (only possible
- * for a local registry not yet updated) gets the calls of its version.
+ * The lease protocol.  A registry at 0.6 or later takes the holder's drift
+ * allowance, answers with its incarnation and may hold grants back after
+ * it changed (docs/fleets.md); one at 0.5 records the fleet's heartbeats
+ * and answers with its own clock; an older one (only possible for a local
+ * registry not yet updated) gets the calls of its version.  Every variant
+ * answers the same columns.
  */
+static const char *const acquire_sql_06 =
+"SELECT first_worker, generation, " SQL_MS("high_water") ", "
+SQL_MS("start_after") ", " SQL_MS("registry_clock") ", incarnation, "
+"CASE WHEN isfinite(hold_until) THEN " SQL_MS("hold_until") " END "
+"FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
+"$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
+SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean, "
+"$14::bigint * interval '1 ms')";
+
 static const char *const acquire_sql =
 "SELECT first_worker, generation, " SQL_MS("high_water") ", "
-SQL_MS("start_after") ", " SQL_MS("registry_clock") " "
+SQL_MS("start_after") ", " SQL_MS("registry_clock") ", NULL::text, NULL::bigint "
 "FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
 "$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
 SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean)";
 
 static const char *const acquire_sql_04 =
 "SELECT first_worker, generation, " SQL_MS("high_water") ", "
-SQL_MS("start_after") ", NULL::bigint "
+SQL_MS("start_after") ", NULL::bigint, NULL::text, NULL::bigint "
 "FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
 "$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
 SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms')";
 
+static const char *const renew_sql_06 =
+"SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, "
+SQL_MS("registry_clock") ", incarnation "
+"FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
+"$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ", $9, "
+"$10::bigint, $11::bigint * interval '1 ms')";
+
 static const char *const renew_sql =
 "SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, "
-SQL_MS("registry_clock") " "
+SQL_MS("registry_clock") ", NULL::text "
 "FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
 "$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ", $9, "
 "$10::bigint)";
 
 static const char *const renew_sql_04 =
-"SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, NULL::bigint "
+"SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, NULL::bigint, "
+"NULL::text "
 "FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
 "$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ")";
+
+static const char *const release_sql_06 =
+"SELECT idgen.release_node_lease($1, $2::integer, $3::integer, $4::integer, $5::bigint, "
+SQL_TS(6) ")";
 
 static const char *const release_sql =
 "SELECT idgen.release_node_lease($1, $2::integer, $3::integer, $4::integer, $5::bigint)";
 
 /* the registry's extension version as major * 100 + minor */
 #define REGISTRY_FLEET_VERSION 5
+#define REGISTRY_V2_VERSION 6
 
 /* parameters and results travel as text */
 static char *
@@ -130,12 +156,82 @@ hw_target(void)
 	return hw_demand() + hw_reserve();
 }
 
-static int64
-valid_until(int64 lease_until)
+/*
+ * A lease answered to a request sent at wall time sent_wall and pace clock
+ * time sent_mono (idgen_pace_clock_ms(), which no clock step moves) ends
+ * on the node a TTL after the sending, less a margin for the two clocks'
+ * rates (R1, docs/fleets.md): the registry read its clock after we sent,
+ * so its end is later, however far apart the two clocks are.  The wall
+ * clock window bounds the IDs' stamps, the monotonic one the real time.
+ */
+static void
+set_validity(IdgenLease *lease, int64 sent_wall, int64 sent_mono)
 {
-	int64		margin = Max(idgen_lease_ttl_ms / 5, 200);
+	int64		margin = Max(idgen_lease_ttl_ms / 20, 100);
 
-	return lease_until - margin;
+	lease->lease_until_unix_ms = sent_wall + idgen_lease_ttl_ms;
+	lease->valid_until_unix_ms = sent_wall + idgen_lease_ttl_ms - margin;
+	lease->valid_until_mono_ms = sent_mono + idgen_lease_ttl_ms - margin;
+}
+
+/*
+ * How far past the registry's clock this node may stamp IDs: its clock is
+ * within max_skew of the registry's (checked at every answer) and its IDs
+ * within max_drift of its clock.  With the skew check off (0) nothing
+ * bounds the skew; the lease's length stands in (docs/fleets.md).
+ */
+static int64
+drift_allowance_ms(void)
+{
+	return idgen_max_drift_ms +
+		(idgen_max_skew_ms > 0 ? idgen_max_skew_ms : idgen_lease_ttl_ms);
+}
+
+/*
+ * The registry's incarnation, as an answer named it (R8): a change is
+ * logged and audited, and the node goes on only through renewals of its
+ * own rows, which need the rows at its owner and generation anyway.  An
+ * incarnation that comes back after another one answered means two
+ * registries answer at once: returns false, with why in *reason.
+ */
+static bool
+note_incarnation(IdgenWorker *w, const char *incarnation, char *reason,
+				 size_t reason_len)
+{
+	char		detail[256];
+
+	if (incarnation == NULL || strcmp(incarnation, w->incarnation) == 0)
+		return true;
+	if (w->prev_incarnation[0] && strcmp(incarnation, w->prev_incarnation) == 0)
+	{
+		snprintf(reason, reason_len,
+				 "two registries answer at once: the registry (%s) answered as incarnation %s, then %s, then %s again (a registry split brain)",
+				 registry_display(), incarnation, w->incarnation, incarnation);
+		clip_to_whole_chars(reason);
+		return false;
+	}
+	if (w->incarnation[0])
+	{
+		snprintf(detail, sizeof(detail),
+				 "the registry (%s) is a new incarnation: %s, was %s",
+				 registry_display(), incarnation, w->incarnation);
+		clip_to_whole_chars(detail);
+		ereport(LOG, (errmsg("idgen: %s", detail)));
+		audit_queue(w, "registry_incarnation_changed", detail);
+		strlcpy(w->prev_incarnation, w->incarnation, sizeof(w->prev_incarnation));
+	}
+	strlcpy(w->incarnation, incarnation, sizeof(w->incarnation));
+	return true;
+}
+
+/* two registries answered: stop at once, and say so */
+static void
+split_brain(IdgenWorker *w, const char *reason)
+{
+	idgen_publish_lease_state(IDGEN_STATE_FENCED, reason);
+	w->have_lease = false;
+	ereport(WARNING, (errmsg("idgen: node fenced: %s", reason)));
+	audit_queue(w, "registry_split_brain", reason);
 }
 
 static void
@@ -205,7 +301,7 @@ note_skew(IdgenWorker *w, int64 sent, int64 received, const char *registry_ms)
 
 	if (registry_ms == NULL)
 	{
-		idgen_publish_clock_skew(false, 0);
+		idgen_publish_registry_answer(false, 0, w->incarnation);
 		w->have_skew = false;
 		w->skewed = false;
 		return;
@@ -214,7 +310,7 @@ note_skew(IdgenWorker *w, int64 sent, int64 received, const char *registry_ms)
 	clockwatch_confirm_by_registry(w, &skew);
 	w->have_skew = skew.uncertainty_ms != PG_INT64_MAX;
 	w->skew = skew;
-	idgen_publish_clock_skew(w->have_skew, skew.offset_ms);
+	idgen_publish_registry_answer(w->have_skew, skew.offset_ms, w->incarnation);
 	w->skewed = idgen_skew_exceeds(&skew, idgen_max_skew_ms);
 	if (w->skewed)
 		snprintf(w->skew_reason, sizeof(w->skew_reason),
@@ -304,14 +400,18 @@ block_fits(IdgenWorker *w, const IdgenEpochList *list, int first_worker,
 void
 lease_try_acquire(IdgenWorker *w)
 {
-	const char *p[13];
+	const char *p[14];
 	RegistryRows *rows;
 	bool		fleet;
+	bool		v2;
 	int64		sent;
+	int64		sent_mono;
 	int64		received;
 	IdgenLease	lease;
 	IdgenEpochList epochs;
 	char		misfit[256];
+	char		split[320];
+	int64		issued_floor = w->local_hw;
 
 	nodelocal_prepare(w);
 	registry_begin("idgen: leasing a worker id");
@@ -322,7 +422,9 @@ lease_try_acquire(IdgenWorker *w)
 		return;
 	}
 	fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
+	v2 = w->registry_version >= REGISTRY_V2_VERSION;
 
+	sent_mono = idgen_pace_clock_ms();
 	sent = idgen_wall_unix_ms();
 	p[0] = w->owner;
 	p[1] = w->sysid;
@@ -337,9 +439,11 @@ lease_try_acquire(IdgenWorker *w)
 	p[10] = w->local_hw >= 0 ? int_text(w->local_hw) : NULL;
 	p[11] = int_text(IDGEN_LOCAL_SLACK_MS);
 	p[12] = w->remote ? "true" : "false";
-	rows = registry_exec(fleet ? acquire_sql : acquire_sql_04, fleet ? 13 : 12, p);
+	p[13] = int_text(drift_allowance_ms());
+	rows = registry_exec(v2 ? acquire_sql_06 : fleet ? acquire_sql : acquire_sql_04,
+						 v2 ? 14 : fleet ? 13 : 12, p);
 	received = idgen_wall_unix_ms();
-	if (rows->nrows != 1 || rows->ncols != 5)
+	if (rows->nrows != 1 || rows->ncols != 7)
 		elog(ERROR, "idgen: idgen.acquire_node_lease returned %d rows of %d columns",
 			 rows->nrows, rows->ncols);
 
@@ -354,6 +458,26 @@ lease_try_acquire(IdgenWorker *w)
 		 * (see idgen.acquire_node_lease): after enough failovers they are
 		 * what fills the region, and only an operator can free them.
 		 */
+		if (lease.first_worker == -2)
+		{
+			int64		hold = registry_value(rows, 0, 6) ?
+				text_int(registry_value(rows, 0, 6)) : 0;
+
+			snprintf(reason, sizeof(reason),
+					 "the registry (%s) is a new incarnation (restarted, promoted or restored) and grants no block until %s, when every lease it may have lost has run out",
+					 registry_display(),
+					 timestamptz_to_str(idgen_unix_ms_to_timestamptz(hold)));
+			clip_to_whole_chars(reason);
+			audit_flush(w);
+			registry_commit();
+			w->backoff_ms = 0;
+			w->last_error[0] = '\0';
+			idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
+			if (!w->logged_missing)
+				ereport(LOG, (errmsg("idgen: %s; retrying", reason)));
+			w->logged_missing = true;
+			return;
+		}
 		if (idgen_worker_id < 0 && !w->remote && fleet)
 		{
 			const char *q[4];
@@ -391,14 +515,17 @@ lease_try_acquire(IdgenWorker *w)
 	lease.hw_unix_ms = text_int(registry_value(rows, 0, 2));
 	lease.start_after_unix_ms = registry_value(rows, 0, 3) ?
 		text_int(registry_value(rows, 0, 3)) : -1;
-
-	/*
-	 * The registry's lease ends a TTL after it read its own clock, which
-	 * was after we sent: counted from our sending, our lease ends first,
-	 * however far apart the two clocks are.
-	 */
-	lease.lease_until_unix_ms = sent + idgen_lease_ttl_ms;
-	lease.valid_until_unix_ms = valid_until(lease.lease_until_unix_ms);
+	/* above everything this node issued, whatever the registry recorded */
+	lease.start_after_unix_ms = Max(lease.start_after_unix_ms, issued_floor);
+	set_validity(&lease, sent, sent_mono);
+	if (!note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
+	{
+		/* not ours to keep: the registry we trusted may have given it too */
+		split_brain(w, split);
+		audit_flush(w);
+		registry_commit();
+		return;
+	}
 
 	/* a lease that would not fit a layout of the registry is rolled back */
 	load_epochs(&epochs);
@@ -409,7 +536,15 @@ lease_try_acquire(IdgenWorker *w)
 	registry_commit();
 	w->backoff_ms = 0;
 	w->last_error[0] = '\0';
-	localmark_note(w, lease.hw_unix_ms);
+
+	/*
+	 * The generator issues up to the node's own durable mark, never the
+	 * registry's (R3): above the new lease's floor before it is published.
+	 */
+	localmark_set(w, Max(hw_target(), Max(lease.start_after_unix_ms,
+										 lease.hw_unix_ms) + hw_reserve()));
+	lease.hw_unix_ms = w->local_hw;
+	w->renew_sent_mono = sent_mono;
 
 	/* published only once the lease and its high-water mark are durable */
 	w->lease = lease;
@@ -427,26 +562,63 @@ lease_try_acquire(IdgenWorker *w)
 					w->region, (long long) lease.generation)));
 }
 
+/*
+ * Renew often (R2): after the registry's last answer the node keeps at
+ * least 70 % of the TTL to ride an outage through on.
+ */
 bool
 lease_renewal_due(IdgenWorker *w)
 {
-	int64		now = idgen_wall_unix_ms();
-
-	return w->lease.lease_until_unix_ms - now < idgen_lease_ttl_ms / 2 ||
-		w->lease.hw_unix_ms - hw_demand() < hw_reserve() / 2;
+	return idgen_pace_clock_ms() - w->renew_sent_mono >=
+		Min(idgen_lease_ttl_ms / 10, 2000);
 }
 
+/*
+ * Between answers (every step of the worker): keep the node's own durable
+ * mark ahead of demand, and the wall-clock window within what the
+ * monotonic validity has left, in case the wall clock stepped back.
+ */
+void
+lease_keep(IdgenWorker *w)
+{
+	int64		mono = idgen_pace_clock_ms();
+	int64		wall = idgen_wall_unix_ms();
+	bool		changed = false;
+
+	if (!w->have_lease)
+		return;
+	if (wall + (w->lease.valid_until_mono_ms - mono) < w->lease.valid_until_unix_ms)
+	{
+		w->lease.valid_until_unix_ms = wall + (w->lease.valid_until_mono_ms - mono);
+		changed = true;
+	}
+	/* a clock the registry disagrees with does not move the mark */
+	if (idgen_lease_state() != IDGEN_STATE_CLOCK_SKEW &&
+		mono < w->lease.valid_until_mono_ms &&
+		w->local_hw - hw_demand() < hw_reserve() / 2)
+	{
+		localmark_set(w, hw_target());
+		w->lease.hw_unix_ms = w->local_hw;
+		changed = true;
+	}
+	if (changed)
+		idgen_publish_renewal(&w->lease, false);
+}
+
+/* a clean release tells the registry the node's final mark */
 static void
 release_rows(IdgenWorker *w)
 {
-	const char *p[5];
+	const char *p[6];
+	bool		v2 = w->registry_version >= REGISTRY_V2_VERSION;
 
 	p[0] = w->owner;
 	p[1] = int_text(w->region);
 	p[2] = int_text(w->lease.first_worker);
 	p[3] = int_text(w->worker_count);
 	p[4] = int_text(w->lease.generation);
-	registry_exec(release_sql, 5, p);
+	p[5] = int_text(Max(w->local_hw, w->lease.hw_unix_ms));
+	registry_exec(v2 ? release_sql_06 : release_sql, v2 ? 6 : 5, p);
 }
 
 /*
@@ -480,10 +652,13 @@ lease_renew(IdgenWorker *w)
 {
 	IdgenState	state = idgen_lease_state();
 	bool		fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
-	const char *p[10];
+	bool		v2 = w->registry_version >= REGISTRY_V2_VERSION;
+	const char *p[11];
 	RegistryRows *rows;
 	int64		sent;
+	int64		sent_mono;
 	int64		received;
+	char		split[320];
 
 	registry_begin("idgen: renewing the worker lease");
 	/* after a failure: the registry may have been updated, or replaced */
@@ -495,7 +670,9 @@ lease_renew(IdgenWorker *w)
 			return;
 		}
 		fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
+		v2 = w->registry_version >= REGISTRY_V2_VERSION;
 	}
+	sent_mono = idgen_pace_clock_ms();
 	sent = idgen_wall_unix_ms();
 	p[0] = w->owner;
 	p[1] = int_text(w->region);
@@ -504,34 +681,46 @@ lease_renew(IdgenWorker *w)
 	p[4] = int_text(w->lease.generation);
 	p[5] = int_text(sent);
 	p[6] = int_text(idgen_lease_ttl_ms);
-	/* a clock the registry disagrees with does not move the mark */
-	p[7] = int_text(state == IDGEN_STATE_CLOCK_SKEW ? w->lease.hw_unix_ms : hw_target());
+	/*
+	 * The registry's mark is told what the node's own allows, best effort
+	 * (a clean successor may start lower): it no longer gates issuing.
+	 */
+	p[7] = int_text(Max(w->local_hw, w->lease.hw_unix_ms));
 	p[8] = idgen_operator_disabled() ? "disabled" : idgen_state_name(state);
 	p[9] = w->have_skew ? int_text(w->skew.offset_ms) : NULL;
-	rows = registry_exec(fleet ? renew_sql : renew_sql_04, fleet ? 10 : 8, p);
+	p[10] = int_text(drift_allowance_ms());
+	rows = registry_exec(v2 ? renew_sql_06 : fleet ? renew_sql : renew_sql_04,
+						 v2 ? 11 : fleet ? 10 : 8, p);
 	received = idgen_wall_unix_ms();
-	if (rows->nrows != 1 || rows->ncols != 5)
+	if (rows->nrows != 1 || rows->ncols != 6)
 		elog(ERROR, "idgen: idgen.renew_node_lease returned %d rows of %d columns",
 			 rows->nrows, rows->ncols);
 
 	if (strcmp(registry_value(rows, 0, 0), "t") == 0)
 	{
-		int64		hw = text_int(registry_value(rows, 0, 1));
-		int64		lease_until = sent + idgen_lease_ttl_ms;
 		IdgenEpochList epochs;
+		IdgenLease	renewed = w->lease;
 
 		load_epochs(&epochs);
+		if (!note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
+		{
+			split_brain(w, split);
+			audit_flush(w);
+			registry_commit();
+			return;
+		}
 		audit_flush(w);
 		registry_commit();
 		w->backoff_ms = 0;
 		w->last_error[0] = '\0';
-		localmark_note(w, hw);
-		w->lease.lease_until_unix_ms = lease_until;
-		w->lease.valid_until_unix_ms = valid_until(lease_until);
-		w->lease.hw_unix_ms = hw;
+		w->renew_sent_mono = sent_mono;
+		set_validity(&renewed, sent, sent_mono);
+		w->lease.lease_until_unix_ms = renewed.lease_until_unix_ms;
+		w->lease.valid_until_unix_ms = renewed.valid_until_unix_ms;
+		w->lease.valid_until_mono_ms = renewed.valid_until_mono_ms;
 		/* the epochs first: the longer lease must not reach a switch unknown */
 		idgen_publish_epochs(&epochs);
-		idgen_publish_renewal(lease_until, w->lease.valid_until_unix_ms, hw);
+		idgen_publish_renewal(&w->lease, true);
 		note_skew(w, sent, received, registry_value(rows, 0, 4));
 		if (w->skewed)
 		{
@@ -549,8 +738,8 @@ lease_renew(IdgenWorker *w)
 		const char *other = registry_value(rows, 0, 2);
 		int64		other_gen = registry_value(rows, 0, 3) ?
 			text_int(registry_value(rows, 0, 3)) : 0;
-		int64		now = idgen_wall_unix_ms();
-		bool		still_valid = now < w->lease.lease_until_unix_ms;
+		bool		still_valid = idgen_pace_clock_ms() < w->lease.valid_until_mono_ms ||
+			idgen_wall_unix_ms() < w->lease.lease_until_unix_ms;
 		char		reason[256];
 
 		/* the rows were restored over: we stopped before the restore committed */
@@ -634,14 +823,21 @@ lease_release(IdgenWorker *w)
 	w->have_lease = false;
 }
 
+/* the lease's validity ended, by either clock (R1) */
+bool
+lease_ran_out_due(IdgenWorker *w)
+{
+	return idgen_pace_clock_ms() >= w->lease.valid_until_mono_ms ||
+		idgen_wall_unix_ms() >= w->lease.valid_until_unix_ms;
+}
+
 /* When a published lease runs out unrenewed, say so in the state. */
 void
 lease_check_validity(IdgenWorker *w, const char *why)
 {
-	int64		now = idgen_wall_unix_ms();
 	IdgenState	state = idgen_lease_state();
 
-	if (w->have_lease && now >= w->lease.valid_until_unix_ms &&
+	if (w->have_lease && lease_ran_out_due(w) &&
 		(state == IDGEN_STATE_ACTIVE || state == IDGEN_STATE_CLOCK_SKEW))
 	{
 		char		reason[256];

@@ -21,8 +21,11 @@
 #include "fleet.h"
 #include "nodestate.h"
 
-/* how long to wait between attempts to get a lease */
-#define IDGEN_RETRY_MS 1000
+/*
+ * how long to wait between attempts to get a lease: a node is issuing again
+ * within a second of its registry answering (docs/fleets.md)
+ */
+#define IDGEN_RETRY_MS 500
 
 typedef struct IdgenWorker
 {
@@ -51,6 +54,9 @@ typedef struct IdgenWorker
 	bool		skewed;			/* clocks beyond idgen.max_skew */
 	char		skew_reason[256];
 	int64		local_hw;		/* what the local file says; -1: none */
+	int64		renew_sent_mono;	/* idgen_pace_clock_ms() the last renewal was sent at */
+	char		incarnation[64];	/* the registry's, as its last answer said */
+	char		prev_incarnation[64];	/* the one before it changed; "": none */
 	int64		next_cleanup_mono;
 	int64		next_horizon_mono;
 } IdgenWorker;
