@@ -22,7 +22,7 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
-use IdgenTest qw(:DEFAULT status);
+use IdgenTest qw(:DEFAULT status wait_for);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -262,10 +262,10 @@ ok(wait_for(sub { $nd->safe_psql('postgres', 'SELECT state FROM idgen_status()')
 	'node_d: stopped at once when its renewal found its row missing');
 like(status($nd, 'reason')->{reason}, qr/fenced or released|missing/,
 	'node_d: and says why');
-ok( wait_for(sub { $ne->safe_psql('postgres', 'SELECT reason FROM idgen_status()') =~ /new incarnation/ }),
+ok( wait_for(sub { ($ne->psql('postgres', 'SELECT reason FROM idgen_status()'))[1] =~ /new incarnation/ }),
 	'node_e: refused during the incarnation hold, and says why');
 is(status($na, 'state')->{state}, 'active', 'node_a: renews on the promoted standby through the hold');
-ok(wait_state($ne), 'node_e: active once the hold ended');
+ok(wait_extension($ne) && wait_state($ne), 'node_e: active once the hold ended');
 my $e_acquired = $standby->safe_psql('postgres', qq{
 SELECT extract(epoch FROM min(acquired_at)) FROM idgen.worker_lease
 WHERE owner = (SELECT owner FROM idgen.fleet WHERE first_worker = $sd->{worker} AND region = $sd->{region} AND live)});
