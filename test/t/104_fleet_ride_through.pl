@@ -35,7 +35,8 @@ idgen.lease_ttl = '${ttl_s}s'
 idgen.lease_wait = '5s'
 };
 
-my $registry = idgen_registry('registry', conf => "shared_buffers = 16MB\n",
+# the registry's own idgen.lease_ttl sets the least incarnation hold
+my $registry = idgen_registry('registry', conf => "shared_buffers = 16MB\nidgen.lease_ttl = '${ttl_s}s'\n",
 	init => { allows_streaming => 1 });
 ok(wait_extension($registry), 'registry: the extension exists');
 
@@ -135,7 +136,7 @@ for my $n ($na, $nb)
 
 # --- 2. an outage longer than the TTL ----------------------------------------
 
-$bg = start_draw(45, 2);
+$bg = start_draw(40, 2);
 sleep 2;
 $t_stop = time();
 $registry->stop('immediate');
@@ -266,9 +267,10 @@ ok( wait_for(sub { ($ne->psql('postgres', 'SELECT reason FROM idgen_status()'))[
 	'node_e: refused during the incarnation hold, and says why');
 is(status($na, 'state')->{state}, 'active', 'node_a: renews on the promoted standby through the hold');
 ok(wait_extension($ne) && wait_state($ne), 'node_e: active once the hold ended');
+my $se = status($ne, qw(region worker owner));
+is("$se->{region}/$se->{worker}", "$sd->{region}/$sd->{worker}", 'node_e: node_d\'s block');
 my $e_acquired = $standby->safe_psql('postgres', qq{
-SELECT extract(epoch FROM min(acquired_at)) FROM idgen.worker_lease
-WHERE owner = (SELECT owner FROM idgen.fleet WHERE first_worker = $sd->{worker} AND region = $sd->{region} AND live)});
+SELECT extract(epoch FROM min(acquired_at)) FROM idgen.worker_lease WHERE owner = '$se->{owner}'});
 note sprintf 'node_e: granted %.1f s after the promotion, %.1f s after node_d\'s lease end',
   $e_acquired - $t_promoted, $e_acquired - $d_until;
 cmp_ok($e_acquired, '>', $d_until,
