@@ -37,11 +37,13 @@
  *                 clock steps, the layout's horizon;
  *   nodelocal.c   the node's own tables in idgen.database;
  *   audit.c       the queue of records for the registry's audit log;
- *   localmark.c   the node's local high-water note file.
+ *   leaseanswer.c what an answer says besides the lease: skew, epochs,
+ *                 the registry's incarnation;
+ *   localmark.c   the node's own durable high-water mark.
  *
  * They share the worker's state (worker.h) and call only downwards: this
- * file calls all of them, lease.c the four others, clockwatch.c audit.c;
- * none calls back.
+ * file calls all of them, lease.c the five others, leaseanswer.c and
+ * clockwatch.c audit.c; none calls back.
  *
  * Each unit of work is its own transaction.  An error in one is logged and
  * counted, and the next attempt waits a little longer (up to 500 ms);

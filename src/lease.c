@@ -10,22 +10,16 @@
  */
 #include "worker.h"
 
-#include "mb/pg_wchar.h"
-#include "port/pg_bitutils.h"
 #include "utils/timestamp.h"
 
 #include "audit.h"
 #include "clockwatch.h"
-#include "epoch_sql.h"
 #include "lease.h"
+#include "leaseanswer.h"
 #include "localmark.h"
 #include "nodelocal.h"
 #include "registry.h"
 #include "nodeconf.h"
-
-/* times travel as Unix milliseconds, whatever TimeZone the session has */
-#define SQL_TS(n) "('epoch'::timestamptz + $" #n "::bigint * interval '1 ms')"
-#define SQL_MS(col) "floor(extract(epoch FROM " col ") * 1000)::bigint"
 
 /*
  * The lease protocol.  A registry at 0.6 or later takes the holder's drift
@@ -96,35 +90,6 @@ int_text(int64 v)
 	return psprintf(INT64_FORMAT, v);
 }
 
-static int64
-text_int(const char *s)
-{
-	char	   *end;
-	long long	v;
-
-	if (s == NULL)
-		elog(ERROR, "idgen: unexpected NULL from the registry");
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0')
-		elog(ERROR, "idgen: unexpected number from the registry: \"%s\"", s);
-	return (int64) v;
-}
-
-/*
- * snprintf cuts a long text at a byte count, which can fall inside a
- * character of a name it quotes; text that is not valid in the database
- * encoding must not reach idgen_status(), the registry or the audit queue,
- * so cut back to the last whole character.
- */
-static void
-clip_to_whole_chars(char *buf)
-{
-	int			len = strlen(buf);
-
-	buf[pg_mbcliplen(buf, len, len)] = '\0';
-}
-
 /*
  * How far ahead of issued time the durable high-water mark is kept: half
  * of max_drift.  A node restarting after a crash starts above the mark, so
@@ -187,53 +152,6 @@ drift_allowance_ms(void)
 		(idgen_max_skew_ms > 0 ? idgen_max_skew_ms : idgen_lease_ttl_ms);
 }
 
-/*
- * The registry's incarnation, as an answer named it (R8): a change is
- * logged and audited, and the node goes on only through renewals of its
- * own rows, which need the rows at its owner and generation anyway.  An
- * incarnation that comes back after another one answered means two
- * registries answer at once: returns false, with why in *reason.
- */
-static bool
-note_incarnation(IdgenWorker *w, const char *incarnation, char *reason,
-				 size_t reason_len)
-{
-	char		detail[256];
-
-	if (incarnation == NULL || strcmp(incarnation, w->incarnation) == 0)
-		return true;
-	if (w->prev_incarnation[0] && strcmp(incarnation, w->prev_incarnation) == 0)
-	{
-		snprintf(reason, reason_len,
-				 "two registries answer at once: the registry (%s) answered as incarnation %s, then %s, then %s again (a registry split brain)",
-				 registry_display(), incarnation, w->incarnation, incarnation);
-		clip_to_whole_chars(reason);
-		return false;
-	}
-	if (w->incarnation[0])
-	{
-		snprintf(detail, sizeof(detail),
-				 "the registry (%s) is a new incarnation: %s, was %s",
-				 registry_display(), incarnation, w->incarnation);
-		clip_to_whole_chars(detail);
-		ereport(LOG, (errmsg("idgen: %s", detail)));
-		audit_queue(w, "registry_incarnation_changed", detail);
-		strlcpy(w->prev_incarnation, w->incarnation, sizeof(w->prev_incarnation));
-	}
-	strlcpy(w->incarnation, incarnation, sizeof(w->incarnation));
-	return true;
-}
-
-/* two registries answered: stop at once, and say so */
-static void
-split_brain(IdgenWorker *w, const char *reason)
-{
-	idgen_publish_lease_state(IDGEN_STATE_FENCED, reason);
-	w->have_lease = false;
-	ereport(WARNING, (errmsg("idgen: node fenced: %s", reason)));
-	audit_queue(w, "registry_split_brain", reason);
-}
-
 static void
 waiting(IdgenWorker *w, const char *reason)
 {
@@ -289,114 +207,6 @@ registry_ready(IdgenWorker *w)
 	return true;
 }
 
-/*
- * Compare the node's clock with the registry's over the round trip that
- * just ended.  registry_ms is NULL when the registry did not say.
- */
-static void
-note_skew(IdgenWorker *w, int64 sent, int64 received, const char *registry_ms)
-{
-	IdgenSkew	skew;
-	bool		was = w->skewed;
-
-	if (registry_ms == NULL)
-	{
-		idgen_publish_registry_answer(false, 0, w->incarnation);
-		w->have_skew = false;
-		w->skewed = false;
-		return;
-	}
-	idgen_skew_estimate(sent, received, text_int(registry_ms), &skew);
-	clockwatch_confirm_by_registry(w, &skew);
-	w->have_skew = skew.uncertainty_ms != PG_INT64_MAX;
-	w->skew = skew;
-	idgen_publish_registry_answer(w->have_skew, skew.offset_ms, w->incarnation);
-	w->skewed = idgen_skew_exceeds(&skew, idgen_max_skew_ms);
-	if (w->skewed)
-		snprintf(w->skew_reason, sizeof(w->skew_reason),
-				 "this node's clock is %lld ms %s the registry's (give or take %lld ms); idgen.max_skew is %d ms",
-				 (long long) (skew.offset_ms < 0 ? -skew.offset_ms : skew.offset_ms),
-				 skew.offset_ms < 0 ? "behind" : "ahead of",
-				 (long long) skew.uncertainty_ms, idgen_max_skew_ms);
-	if (w->skewed && !was)
-	{
-		ereport(WARNING,
-				(errmsg("idgen: stopped issuing: %s", w->skew_reason)));
-		audit_queue(w, "clock_skew", w->skew_reason);
-	}
-	else if (!w->skewed && was)
-	{
-		char		detail[160];
-
-		snprintf(detail, sizeof(detail),
-				 "this node's clock is within %d ms of the registry's again (offset %lld ms)",
-				 idgen_max_skew_ms, (long long) skew.offset_ms);
-		ereport(LOG, (errmsg("idgen: %s; issuing resumes", detail)));
-		audit_queue(w, "clock_skew_cleared", detail);
-	}
-}
-
-/*
- * The registry's layout epochs, read in the lease's own transaction after
- * its lease statement: a layout scheduled meanwhile (which waits for, or
- * makes wait, that statement's row locks) is seen.
- */
-static void
-load_epochs(IdgenEpochList *list)
-{
-	RegistryRows *rows;
-	IdgenEpoch	epochs[IDGEN_MAX_EPOCHS + 1];
-	int			i;
-
-	rows = registry_exec("SELECT version, " SQL_MS("start_time") ", " SQL_MS("epoch_start") ", "
-						 "region_bits, worker_bits, seq_bits FROM idgen.epoch ORDER BY version",
-						 0, NULL);
-	if (rows->ncols != 6 || rows->nrows < 1 || rows->nrows > IDGEN_MAX_EPOCHS)
-		elog(ERROR, "idgen: the registry's idgen.epoch has %d rows of %d columns",
-			 rows->nrows, rows->ncols);
-	for (i = 0; i < rows->nrows; i++)
-	{
-		int			c;
-
-		for (c = 0; c < 6; c++)
-			if (registry_value(rows, i, c) == NULL)
-				elog(ERROR, "idgen: the registry's idgen.epoch has a NULL in row %d", i + 1);
-		epochs[i].version = (int) text_int(registry_value(rows, i, 0));
-		epochs[i].start_unix_ms = text_int(registry_value(rows, i, 1));
-		epochs[i].layout.epoch_unix_ms = text_int(registry_value(rows, i, 2));
-		epochs[i].layout.region_bits = (int) text_int(registry_value(rows, i, 3));
-		epochs[i].layout.worker_bits = (int) text_int(registry_value(rows, i, 4));
-		epochs[i].layout.seq_bits = (int) text_int(registry_value(rows, i, 5));
-		epochs[i].boundary = 0;
-	}
-	idgen_epochs_from_rows(list, epochs, rows->nrows);
-}
-
-/*
- * Does the node's block fit the layout in force now and every one scheduled
- * after it?  If not, says why in *reason.  (The registry checks this too,
- * when it leases.)
- */
-static bool
-block_fits(IdgenWorker *w, const IdgenEpochList *list, int first_worker,
-		   char *reason, size_t reason_len)
-{
-	int64		now = idgen_wall_unix_ms();
-	IdgenLayout narrowest = idgen_epochs_at(list, now)->layout;
-	const char *problem;
-
-	idgen_epochs_min_bits(list, now, &narrowest.region_bits, &narrowest.worker_bits);
-	problem = idgen_node_check(&narrowest, w->region, first_worker,
-							   pg_leftmost_one_pos32((uint32) w->worker_count));
-	if (problem == NULL)
-		return true;
-	snprintf(reason, reason_len,
-			 "the layouts from now on (at narrowest %d region and %d worker bits): %s (region %d, workers %d-%d)",
-			 narrowest.region_bits, narrowest.worker_bits, problem, w->region,
-			 first_worker, first_worker + w->worker_count - 1);
-	return false;
-}
-
 void
 lease_try_acquire(IdgenWorker *w)
 {
@@ -447,7 +257,7 @@ lease_try_acquire(IdgenWorker *w)
 		elog(ERROR, "idgen: idgen.acquire_node_lease returned %d rows of %d columns",
 			 rows->nrows, rows->ncols);
 
-	lease.first_worker = (int) text_int(registry_value(rows, 0, 0));
+	lease.first_worker = (int) answer_int(registry_value(rows, 0, 0));
 	if (lease.first_worker < 0)
 	{
 		char		reason[256];
@@ -461,13 +271,13 @@ lease_try_acquire(IdgenWorker *w)
 		if (lease.first_worker == -2)
 		{
 			int64		hold = registry_value(rows, 0, 6) ?
-				text_int(registry_value(rows, 0, 6)) : 0;
+				answer_int(registry_value(rows, 0, 6)) : 0;
 
 			snprintf(reason, sizeof(reason),
 					 "the registry (%s) is a new incarnation (restarted, promoted or restored) and grants no block until %s, when every lease it may have lost has run out",
 					 registry_display(),
 					 timestamptz_to_str(idgen_unix_ms_to_timestamptz(hold)));
-			clip_to_whole_chars(reason);
+			answer_clip(reason);
 			audit_flush(w);
 			registry_commit();
 			w->backoff_ms = 0;
@@ -486,7 +296,7 @@ lease_try_acquire(IdgenWorker *w)
 			q[1] = w->sysid;
 			q[2] = int_text(w->timeline);
 			q[3] = int_text(w->worker_count);
-			stale = (int) text_int(registry_value(registry_exec(
+			stale = (int) answer_int(registry_value(registry_exec(
 				"SELECT count(DISTINCT l.worker / $4::integer) FROM idgen.worker_lease AS l "
 				"WHERE l.region = $1::integer AND l.node_sysid = $2 AND l.timeline <> $3::integer "
 				"AND l.owner IS NOT NULL AND NOT l.remote", 4, q), 0, 0));
@@ -511,25 +321,25 @@ lease_try_acquire(IdgenWorker *w)
 		w->logged_missing = true;
 		return;
 	}
-	lease.generation = text_int(registry_value(rows, 0, 1));
-	lease.hw_unix_ms = text_int(registry_value(rows, 0, 2));
+	lease.generation = answer_int(registry_value(rows, 0, 1));
+	lease.hw_unix_ms = answer_int(registry_value(rows, 0, 2));
 	lease.start_after_unix_ms = registry_value(rows, 0, 3) ?
-		text_int(registry_value(rows, 0, 3)) : -1;
+		answer_int(registry_value(rows, 0, 3)) : -1;
 	/* above everything this node issued, whatever the registry recorded */
 	lease.start_after_unix_ms = Max(lease.start_after_unix_ms, issued_floor);
 	set_validity(&lease, sent, sent_mono);
-	if (!note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
+	if (!answer_note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
 	{
 		/* not ours to keep: the registry we trusted may have given it too */
-		split_brain(w, split);
+		answer_split_brain(w, split);
 		audit_flush(w);
 		registry_commit();
 		return;
 	}
 
 	/* a lease that would not fit a layout of the registry is rolled back */
-	load_epochs(&epochs);
-	if (!block_fits(w, &epochs, lease.first_worker, misfit, sizeof(misfit)))
+	answer_load_epochs(&epochs);
+	if (!answer_block_fits(w, &epochs, lease.first_worker, misfit, sizeof(misfit)))
 		ereport(ERROR,
 				(errmsg("the leased workers do not fit %s", misfit)));
 	audit_flush(w);
@@ -550,7 +360,7 @@ lease_try_acquire(IdgenWorker *w)
 	w->lease = lease;
 	w->have_lease = true;
 	w->logged_missing = false;
-	note_skew(w, sent, received, registry_value(rows, 0, 4));
+	answer_note_skew(w, sent, received, registry_value(rows, 0, 4));
 	idgen_publish_epochs(&epochs);
 	if (w->skewed)
 		idgen_publish_lease_held(&lease, IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
@@ -701,10 +511,10 @@ lease_renew(IdgenWorker *w)
 		IdgenEpochList epochs;
 		IdgenLease	renewed = w->lease;
 
-		load_epochs(&epochs);
-		if (!note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
+		answer_load_epochs(&epochs);
+		if (!answer_note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
 		{
-			split_brain(w, split);
+			answer_split_brain(w, split);
 			audit_flush(w);
 			registry_commit();
 			return;
@@ -721,7 +531,7 @@ lease_renew(IdgenWorker *w)
 		/* the epochs first: the longer lease must not reach a switch unknown */
 		idgen_publish_epochs(&epochs);
 		idgen_publish_renewal(&w->lease, true);
-		note_skew(w, sent, received, registry_value(rows, 0, 4));
+		answer_note_skew(w, sent, received, registry_value(rows, 0, 4));
 		if (w->skewed)
 		{
 			idgen_publish_lease_state(IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
@@ -737,7 +547,7 @@ lease_renew(IdgenWorker *w)
 	{
 		const char *other = registry_value(rows, 0, 2);
 		int64		other_gen = registry_value(rows, 0, 3) ?
-			text_int(registry_value(rows, 0, 3)) : 0;
+			answer_int(registry_value(rows, 0, 3)) : 0;
 		bool		still_valid = idgen_pace_clock_ms() < w->lease.valid_until_mono_ms ||
 			idgen_wall_unix_ms() < w->lease.lease_until_unix_ms;
 		char		reason[256];
@@ -761,7 +571,7 @@ lease_renew(IdgenWorker *w)
 					 "the lease of workers %d-%d of region %d (generation %lld) ran out and was taken by \"%s\"",
 					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
 					 w->region, (long long) w->lease.generation, other);
-			clip_to_whole_chars(reason);
+			answer_clip(reason);
 			registry_commit();
 			idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
 			w->have_lease = false;
@@ -783,7 +593,7 @@ lease_renew(IdgenWorker *w)
 					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
 					 w->region, (long long) w->lease.generation,
 					 "fenced or released by an operator");
-		clip_to_whole_chars(reason);
+		answer_clip(reason);
 		idgen_publish_lease_state(IDGEN_STATE_FENCED, reason);
 		w->have_lease = false;
 		ereport(WARNING, (errmsg("idgen: node fenced: %s", reason)));

@@ -3,7 +3,8 @@
  *
  * One IdgenWorker lives on the stack of idgen_bgworker_main() for the life
  * of the process; the worker's modules (bgworker.c, lease.c, clockwatch.c,
- * nodelocal.c, audit.c, localmark.c) each read and write their part of it.
+ * nodelocal.c, audit.c, localmark.c, leaseanswer.c) each read and write
+ * their part of it.
  * Only the worker process has one, so nothing here is shared memory and
  * nothing needs a lock.
  */
