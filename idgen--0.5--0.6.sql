@@ -30,9 +30,11 @@ CREATE TABLE idgen.registry_incarnation (
 );
 CREATE UNIQUE INDEX registry_incarnation_one_row ON idgen.registry_incarnation ((true));
 COMMENT ON TABLE idgen.registry_incarnation IS 'the registry instance that answers lease calls (one row), and since when: grants wait a hold after it changes';
-COMMENT ON COLUMN idgen.registry_incarnation.since IS 'when lease calls first met this incarnation; NULL: since the extension was created';
+COMMENT ON COLUMN idgen.registry_incarnation.since IS 'when lease calls first met this incarnation; NULL: the first one they met, when the table was empty';
 COMMENT ON COLUMN idgen.registry_incarnation.restart_only IS 'the change was a restart of the same system on the same timeline (or a restore that looks like one)';
 REVOKE ALL ON idgen.registry_incarnation FROM PUBLIC;
+-- a restored registry then meets its row as another incarnation: it holds
+SELECT pg_catalog.pg_extension_config_dump('idgen.registry_incarnation', '');
 
 -- the instance running now, as (system identifier, timeline, postmaster start)
 CREATE FUNCTION idgen.running_incarnation(OUT system_identifier bigint, OUT timeline integer,
@@ -47,10 +49,6 @@ $$;
 COMMENT ON FUNCTION idgen.running_incarnation() IS 'the registry instance running now: system identifier, timeline, postmaster start';
 REVOKE ALL ON FUNCTION idgen.running_incarnation() FROM PUBLIC;
 
--- nothing was granted before the extension existed: no hold for the first one
-INSERT INTO idgen.registry_incarnation
-SELECT r.system_identifier, r.timeline, r.postmaster_start, NULL, false
-FROM idgen.running_incarnation() AS r;
 
 /*
  * Compare the recorded incarnation with the running one, record a change
@@ -91,9 +89,11 @@ BEGIN
                 format('the registry is a new incarnation %s since %s: no block is granted during the hold',
                        incarnation, v_since));
         ELSE
+            -- the first lease call ever: nothing was granted before it
             INSERT INTO idgen.registry_incarnation
-            SELECT r.system_identifier, r.timeline, r.postmaster_start, idgen.clock(), false
+            SELECT r.system_identifier, r.timeline, r.postmaster_start, NULL, false
             WHERE NOT EXISTS (SELECT 1 FROM idgen.registry_incarnation)
+            ON CONFLICT DO NOTHING
             RETURNING since, restart_only INTO v_since, v_restart;
             IF NOT FOUND THEN
                 SELECT i.since, i.restart_only INTO v_since, v_restart

@@ -729,7 +729,7 @@ CREATE TABLE idgen.registry_incarnation (
 );
 CREATE UNIQUE INDEX registry_incarnation_one_row ON idgen.registry_incarnation ((true));
 COMMENT ON TABLE idgen.registry_incarnation IS 'the registry instance that answers lease calls (one row), and since when: grants wait a hold after it changes';
-COMMENT ON COLUMN idgen.registry_incarnation.since IS 'when lease calls first met this incarnation; NULL: since the extension was created';
+COMMENT ON COLUMN idgen.registry_incarnation.since IS 'when lease calls first met this incarnation; NULL: the first one they met, when the table was empty';
 COMMENT ON COLUMN idgen.registry_incarnation.restart_only IS 'the change was a restart of the same system on the same timeline (or a restore that looks like one)';
 REVOKE ALL ON idgen.registry_incarnation FROM PUBLIC;
 
@@ -746,10 +746,6 @@ $$;
 COMMENT ON FUNCTION idgen.running_incarnation() IS 'the registry instance running now: system identifier, timeline, postmaster start';
 REVOKE ALL ON FUNCTION idgen.running_incarnation() FROM PUBLIC;
 
--- nothing was granted before the extension existed: no hold for the first one
-INSERT INTO idgen.registry_incarnation
-SELECT r.system_identifier, r.timeline, r.postmaster_start, NULL, false
-FROM idgen.running_incarnation() AS r;
 
 /*
  * Compare the recorded incarnation with the running one, record a change
@@ -790,9 +786,11 @@ BEGIN
                 format('the registry is a new incarnation %s since %s: no block is granted during the hold',
                        incarnation, v_since));
         ELSE
+            -- the first lease call ever: nothing was granted before it
             INSERT INTO idgen.registry_incarnation
-            SELECT r.system_identifier, r.timeline, r.postmaster_start, idgen.clock(), false
+            SELECT r.system_identifier, r.timeline, r.postmaster_start, NULL, false
             WHERE NOT EXISTS (SELECT 1 FROM idgen.registry_incarnation)
+            ON CONFLICT DO NOTHING
             RETURNING since, restart_only INTO v_since, v_restart;
             IF NOT FOUND THEN
                 SELECT i.since, i.restart_only INTO v_since, v_restart
@@ -2963,3 +2961,7 @@ COMMENT ON FUNCTION idgen.restore_node_control() IS 'trigger: a restored node_co
 REVOKE ALL ON FUNCTION idgen.restore_node_control() FROM PUBLIC;
 CREATE TRIGGER node_control_restore BEFORE INSERT ON idgen.node_control
     FOR EACH ROW EXECUTE FUNCTION idgen.restore_node_control();
+
+-- dumped, so a restored registry meets its row as another incarnation and
+-- holds (registered last, in the order the upgrade scripts register them)
+SELECT pg_catalog.pg_extension_config_dump('idgen.registry_incarnation', '');
