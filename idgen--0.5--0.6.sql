@@ -33,26 +33,9 @@ COMMENT ON TABLE idgen.registry_incarnation IS 'the registry instance that answe
 COMMENT ON COLUMN idgen.registry_incarnation.since IS 'when lease calls first met this incarnation; NULL: the first one they met, when the table was empty';
 COMMENT ON COLUMN idgen.registry_incarnation.restart_only IS 'the change was a restart of the same system on the same timeline (or a restore that looks like one)';
 REVOKE ALL ON idgen.registry_incarnation FROM PUBLIC;
-
--- a restored row takes the place of the one the database has: the next
--- lease call then meets it as another incarnation, and holds
-CREATE FUNCTION idgen.restore_registry_incarnation() RETURNS trigger
-    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS
-$$
-BEGIN
-    UPDATE idgen.registry_incarnation AS i
-    SET system_identifier = NEW.system_identifier, timeline = NEW.timeline,
-        postmaster_start = NEW.postmaster_start, since = NEW.since,
-        restart_only = NEW.restart_only;
-    RETURN CASE WHEN FOUND THEN NULL ELSE NEW END;
-END
-$$;
-COMMENT ON FUNCTION idgen.restore_registry_incarnation() IS 'trigger: a restored registry_incarnation row replaces the one the database has';
-REVOKE ALL ON FUNCTION idgen.restore_registry_incarnation() FROM PUBLIC;
-CREATE TRIGGER registry_incarnation_restore BEFORE INSERT ON idgen.registry_incarnation
-    FOR EACH ROW EXECUTE FUNCTION idgen.restore_registry_incarnation();
--- a restored registry then meets its row as another incarnation: it holds
-SELECT pg_catalog.pg_extension_config_dump('idgen.registry_incarnation', '');
+-- not dumped: it describes the running instance, not the registry's data
+-- (a physical copy carries it, and so holds; a logical restore of leases
+-- is idgen.restore_worker_lease's matter)
 
 -- the instance running now, as (system identifier, timeline, postmaster start)
 CREATE FUNCTION idgen.running_incarnation(OUT system_identifier bigint, OUT timeline integer,
