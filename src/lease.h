@@ -2,9 +2,10 @@
  * lease.h - the lease protocol: the node's block of worker ids
  *
  * The worker leases a block of worker ids from the registry (a new
- * generation on every acquisition), renews it well before it expires
- * while keeping the durable high-water mark of issued time ahead of the
- * generator, and gives it back at shutdown, marks kept.  Every acquisition
+ * generation on every acquisition), renews it every tenth of its TTL,
+ * keeps the node's own durable high-water mark (localmark.h) ahead of the
+ * generator whether the registry answers or not, and gives the block back
+ * at shutdown with its final mark (lease protocol v2, docs/fleets.md).  Every acquisition
  * and renewal also reads the registry's layout epochs (handed to the
  * generator before the lease they come with) and measures the registry's
  * clock against the node's.  A renewal that finds the rows no longer the
@@ -23,8 +24,14 @@
 /* lease a block; on success publishes it, else says why in the state */
 extern void lease_try_acquire(IdgenWorker *w);
 
-/* true when the held lease, or its high-water mark, should be renewed */
+/* true when the held lease should be renewed */
 extern bool lease_renewal_due(IdgenWorker *w);
+
+/* every step: the local mark ahead of demand, the window within validity */
+extern void lease_keep(IdgenWorker *w);
+
+/* true once the held lease's validity has ended */
+extern bool lease_ran_out_due(IdgenWorker *w);
 
 /* renew the held lease, or find it fenced, lost or given up to a restore */
 extern void lease_renew(IdgenWorker *w);

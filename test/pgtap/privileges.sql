@@ -216,6 +216,7 @@ SELECT results_eq(
        WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND p.prosecdef
        ORDER BY p.oid::regprocedure::text COLLATE "C"$$,
     $$VALUES ('idgen.keyed_batch(integer,text,smallint)', 'PUBLIC'),
+             ('idgen.running_incarnation()', ''),
              ('idgen_disable(text)', ''),
              ('idgen_enable()', ''),
              ('idgen_fence_worker(integer,integer)', ''),
