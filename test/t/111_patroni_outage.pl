@@ -125,7 +125,7 @@ my $t_stall = time();
 my $nc = idgen_fleet_node('node_c', $reg->conninfo, conf => $node_conf, start => 0);
 $nc->start;
 my $c_active = $reg->sample_until(sub {
-		state_of($nc) eq 'active' }, 6);
+		state_of($nc) eq 'active' }, 4);
 my $sc = status($nc, qw(state region worker workers generation owner lease_until));
 note "lagging: node_c while the standby lags: state $sc->{state}, block "
   . ($c_active ? "$sc->{region}/$sc->{worker}-" . ($sc->{worker} + $sc->{workers} - 1)
@@ -140,8 +140,9 @@ SELECT idgen_next(), s.owner, s.region, s.worker, s.workers, s.generation, s.lea
 FROM generate_series(1, 500), LATERAL idgen_status() AS s;
 });
 }
-# A and B renew meanwhile (every 2 s with lease protocol v2, at half life before)
-$reg->sample_until(sub { 0 }, 3);
+# A and B renew meanwhile (every 2 s with lease protocol v2, at half life
+# before); the stall stays short of their leases' 19 s with the failover
+$reg->sample_until(sub { 0 }, 1);
 my $killed = $reg->kill9_leader;
 $reg->drop_stalled($stalled);
 my $t_kill = time();
