@@ -16,7 +16,8 @@ OBJS = src/idgen.o src/nodestate.o src/clock.o src/generate.o \
        src/siphash.o src/mask.o src/mask_sql.o src/stats.o \
        src/epochs.o src/epoch_sql.o src/registry.o src/fleet.o src/auditq.o \
        src/utility_hook.o src/clockpace.o src/lease.o src/audit.o \
-       src/clockwatch.o src/nodelocal.o src/localmark.o src/nodeconf.o
+       src/clockwatch.o src/nodelocal.o src/localmark.o src/nodeconf.o \
+       src/leaseanswer.o
 # sql/idgen.sql is the current schema; a fresh CREATE EXTENSION runs it, as
 # the install script of EXTVERSION.  The idgen--*.sql at the top are the
 # oldest install script (0.1) and the upgrade scripts, for ALTER EXTENSION

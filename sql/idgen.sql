@@ -515,9 +515,10 @@ CREATE FUNCTION @extschema@.idgen_status(
     OUT owner text, OUT high_water timestamptz, OUT lease_renewals bigint,
     OUT lease_failures bigint, OUT fencing_events bigint,
     OUT clock_jumps_forward bigint, OUT clock_steps_back bigint,
-    OUT registry text, OUT clock_skew_ms bigint)
+    OUT registry text, OUT clock_skew_ms bigint,
+    OUT registry_incarnation text, OUT last_registry_answer timestamptz)
     AS 'MODULE_PATHNAME', 'idgen_status' LANGUAGE C VOLATILE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.idgen_status() IS 'this node''s generator: state and why, lease, logical vs wall clock, counters, registry and clock skew';
+COMMENT ON FUNCTION @extschema@.idgen_status() IS 'this node''s generator: state and why, lease, logical vs wall clock, counters, registry, its incarnation and last answer, and clock skew';
 
 -- ---------------------------------------------------------------------
 -- Catalog
@@ -600,6 +601,7 @@ CREATE TABLE idgen.worker_lease (
     heartbeat_at timestamptz,
     clock_offset_ms bigint,
     node_state  text,
+    drift_allowance interval,
     PRIMARY KEY (region, worker),
     CHECK ((owner IS NULL) = (lease_until IS NULL))
 );
@@ -613,6 +615,7 @@ COMMENT ON COLUMN idgen.worker_lease.remote IS 'leased by a node over its connec
 COMMENT ON COLUMN idgen.worker_lease.heartbeat_at IS 'registry clock at the holder''s last lease or renewal';
 COMMENT ON COLUMN idgen.worker_lease.clock_offset_ms IS 'the holder''s clock minus the registry''s, as last measured';
 COMMENT ON COLUMN idgen.worker_lease.node_state IS 'the state the holding node reported at its last renewal';
+COMMENT ON COLUMN idgen.worker_lease.drift_allowance IS 'how far past the registry''s clock the holder may stamp IDs (its max_drift plus max_skew): after an unclean end the next holder starts above lease_until plus this';
 REVOKE ALL ON idgen.worker_lease FROM PUBLIC;
 -- rows nobody ever held carry nothing: the lease functions make them on
 -- the fly, and a restore of them would only collide with the new server's
@@ -709,6 +712,126 @@ COMMENT ON FUNCTION idgen.audit(text, text) IS 'append one row to idgen.audit_lo
 REVOKE ALL ON FUNCTION idgen.audit(text, text) FROM PUBLIC;
 
 /*
+ * The registry's incarnation (lease protocol v2, R7; docs/fleets.md): which
+ * running instance answers the lease calls.  A promotion, a timeline
+ * switch, a restore from a backup and a plain restart all look the same
+ * from here (a restore cannot be told from a restart), and each may have
+ * lost grants and renewals the nodes saw committed.  So for a hold after
+ * the change no block is granted: every lease the lost writes may have
+ * made runs out first.  Renewals of rows this instance has go on.
+ */
+CREATE TABLE idgen.registry_incarnation (
+    system_identifier bigint NOT NULL,
+    timeline          integer NOT NULL,
+    postmaster_start  timestamptz NOT NULL,
+    since             timestamptz
+);
+CREATE UNIQUE INDEX registry_incarnation_one_row ON idgen.registry_incarnation ((true));
+COMMENT ON TABLE idgen.registry_incarnation IS 'the registry instance that answers lease calls (one row), and since when: grants wait a hold after it changes';
+COMMENT ON COLUMN idgen.registry_incarnation.since IS 'when lease calls first met this incarnation; NULL: since the extension was created';
+REVOKE ALL ON idgen.registry_incarnation FROM PUBLIC;
+
+-- the instance running now, as (system identifier, timeline, postmaster start)
+CREATE FUNCTION idgen.running_incarnation(OUT system_identifier bigint, OUT timeline integer,
+                                          OUT postmaster_start timestamptz)
+    LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$
+SELECT c.system_identifier,
+       ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::integer,
+       pg_postmaster_start_time()
+FROM pg_control_system() AS c
+$$;
+COMMENT ON FUNCTION idgen.running_incarnation() IS 'the registry instance running now: system identifier, timeline, postmaster start';
+REVOKE ALL ON FUNCTION idgen.running_incarnation() FROM PUBLIC;
+
+-- nothing was granted before the extension existed: no hold for the first one
+INSERT INTO idgen.registry_incarnation
+SELECT r.system_identifier, r.timeline, r.postmaster_start, NULL
+FROM idgen.running_incarnation() AS r;
+
+/*
+ * Compare the recorded incarnation with the running one, record a change
+ * (since = now) and say until when no block may be granted: since plus the
+ * largest lease (ttl) a lost write may have made, at least idgen.lease_ttl,
+ * plus the largest drift allowance, so its IDs lie behind us too.
+ */
+CREATE FUNCTION idgen.registry_incarnation_check(OUT incarnation text, OUT hold_until timestamptz)
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
+$$
+DECLARE
+    r record;
+    v_since timestamptz;
+    v_hold interval;
+BEGIN
+    SELECT * INTO r FROM idgen.running_incarnation();
+    incarnation := format('%s/%s/%s', r.system_identifier, r.timeline,
+                          floor(extract(epoch FROM r.postmaster_start) * 1000)::bigint);
+    SELECT i.since INTO v_since FROM idgen.registry_incarnation AS i
+    WHERE i.system_identifier = r.system_identifier AND i.timeline = r.timeline
+      AND i.postmaster_start = r.postmaster_start;
+    IF NOT FOUND THEN
+        -- one caller records the change; the others wait for its row lock
+        UPDATE idgen.registry_incarnation AS i
+        SET system_identifier = r.system_identifier, timeline = r.timeline,
+            postmaster_start = r.postmaster_start, since = idgen.clock()
+        WHERE (i.system_identifier, i.timeline, i.postmaster_start)
+              IS DISTINCT FROM (r.system_identifier, r.timeline, r.postmaster_start)
+        RETURNING i.since INTO v_since;
+        IF FOUND THEN
+            PERFORM idgen.audit('registry_incarnation',
+                format('the registry is a new incarnation %s since %s: no block is granted during the hold',
+                       incarnation, v_since));
+        ELSE
+            INSERT INTO idgen.registry_incarnation
+            SELECT r.system_identifier, r.timeline, r.postmaster_start, idgen.clock()
+            WHERE NOT EXISTS (SELECT 1 FROM idgen.registry_incarnation)
+            RETURNING since INTO v_since;
+            IF NOT FOUND THEN
+                SELECT i.since INTO v_since FROM idgen.registry_incarnation AS i;
+            END IF;
+        END IF;
+    END IF;
+    IF v_since IS NULL THEN
+        hold_until := '-infinity';
+        RETURN;
+    END IF;
+    SELECT greatest(max(l.ttl),
+                    coalesce(nullif(current_setting('idgen.lease_ttl', true), '')::interval,
+                             interval '30 s'))
+           + coalesce(max(l.drift_allowance), interval '0')
+      INTO v_hold
+    FROM idgen.worker_lease AS l;
+    hold_until := v_since + v_hold;
+END
+$$;
+COMMENT ON FUNCTION idgen.registry_incarnation_check() IS 'the running registry incarnation, recorded when it changed, and until when no block may be granted';
+REVOKE ALL ON FUNCTION idgen.registry_incarnation_check() FROM PUBLIC;
+
+-- how far a holder's IDs may lie past the registry's clock (R4)
+CREATE FUNCTION idgen.drift_allowance(max_drift interval, max_skew interval, ttl interval)
+    RETURNS interval
+    LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS
+$$
+-- max_skew = 0 turns the skew check off: the skew is bounded by nothing we
+-- know, so take the lease's length as its bound (docs/fleets.md)
+SELECT max_drift + CASE WHEN max_skew = interval '0' THEN ttl ELSE max_skew END
+$$;
+COMMENT ON FUNCTION idgen.drift_allowance(interval, interval, interval) IS 'how far past the registry''s clock a holder may stamp IDs: max_drift plus max_skew (plus the ttl when max_skew is 0)';
+REVOKE ALL ON FUNCTION idgen.drift_allowance(interval, interval, interval) FROM PUBLIC;
+
+-- the registry's own allowance, for outside holders that send none
+CREATE FUNCTION idgen.registry_drift_allowance(ttl interval) RETURNS interval
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS
+$$
+SELECT idgen.drift_allowance(
+    coalesce(nullif(current_setting('idgen.max_drift', true), '')::interval, interval '1 s'),
+    coalesce(nullif(current_setting('idgen.max_skew', true), '')::interval, interval '1 s'),
+    ttl)
+$$;
+COMMENT ON FUNCTION idgen.registry_drift_allowance(interval) IS 'the drift allowance by the registry''s own idgen.max_drift and idgen.max_skew';
+REVOKE ALL ON FUNCTION idgen.registry_drift_allowance(interval) FROM PUBLIC;
+
+/*
  * A row may be taken when nobody holds it, or when its lease has expired
  * and the expiry can be trusted.  An expiry written by another timeline of
  * this cluster cannot: after a promotion the old primary may still be
@@ -730,7 +853,8 @@ REVOKE ALL ON FUNCTION idgen.row_is_free(idgen.worker_lease, timestamptz, text, 
  * another instance (p_remote).  Leases run by the registry's clock: a
  * node's clock decides nothing about when another node's lease ends.  The
  * high-water marks are times of the IDs, so they stay on the node's clock.
- * The answer carries the registry's clock, for the node's skew check.
+ * The answer carries the registry's clock, for the node's skew check, and
+ * the registry's incarnation.
  *
  * A row is free when nobody holds it, when its holder is the caller itself
  * (a lease it gave up after it ran out), or when its lease expired and the
@@ -752,14 +876,30 @@ REVOKE ALL ON FUNCTION idgen.row_is_free(idgen.worker_lease, timestamptz, text, 
  * knows an old primary is gone for good frees its rows, with
  * idgen_fence_worker(), idgen.max_drift after its last ID; the next lease
  * of them starts above their marks.
+ *
+ * Takeover (lease protocol v2, R4; docs/fleets.md).  A node issues on its
+ * own durable mark, not the registry's, so after a lease that was not
+ * given back cleanly the registry's high_water says little: the successor
+ * starts above the old lease's end plus the old holder's drift allowance
+ * (its max_drift plus max_skew), which bounds every ID it can have issued
+ * before it stopped.  A clean release leaves the holder's final mark in
+ * high_water and the row free.  A block of a node's own earlier start on
+ * a local registry needs neither: its local mark covers it.
+ *
+ * Incarnation hold (R7): after the registry's incarnation changed, no
+ * block is granted until the hold ends (first_worker -2, hold_until says
+ * when), and the first grants start above hold_until; a registry that never
+ * leased to anyone but its own node holds nothing.
  */
 CREATE FUNCTION idgen.acquire_node_lease(
     p_owner text, p_sysid text, p_timeline integer,
     p_region integer, p_pinned_worker integer, p_block integer, p_worker_bits integer,
     p_node_clock timestamptz, p_ttl interval, p_high_water timestamptz,
     p_local_floor timestamptz, p_local_slack interval, p_remote boolean,
+    p_drift_allowance interval,
     OUT first_worker integer, OUT generation bigint, OUT lease_until timestamptz,
-    OUT high_water timestamptz, OUT start_after timestamptz, OUT registry_clock timestamptz)
+    OUT high_water timestamptz, OUT start_after timestamptz, OUT registry_clock timestamptz,
+    OUT incarnation text, OUT hold_until timestamptz)
     LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
@@ -801,6 +941,18 @@ BEGIN
     PERFORM idgen.lock_registry();
     v_now := idgen.clock();
     registry_clock := v_now;
+    SELECT c.incarnation, c.hold_until INTO incarnation, hold_until
+    FROM idgen.registry_incarnation_check() AS c;
+    -- a registry that never leased over a connection is the node itself:
+    -- its own restart holds nothing (its local mark covers it)
+    IF NOT coalesce(p_remote, false)
+       AND NOT EXISTS (SELECT 1 FROM idgen.worker_lease AS l
+                       WHERE l.remote OR (l.node_sysid IS NULL AND l.generation > 0)) THEN
+        hold_until := '-infinity';
+    ELSIF hold_until > v_now THEN
+        first_worker := -2;
+        RETURN;
+    END IF;
 
     SELECT max(l.high_water) INTO node_floor
     FROM idgen.worker_lease AS l WHERE l.node_sysid = p_sysid;
@@ -823,7 +975,13 @@ BEGIN
                        AND (l.node_sysid IS NULL OR l.remote
                             OR (NOT p_remote AND l.node_sysid = p_sysid
                                 AND l.timeline = p_timeline))), false)),
-               max(l.high_water), max(l.generation)
+               -- an unclean end: above whatever the holder may have stamped
+               max(CASE WHEN l.owner IS NOT NULL AND l.owner <> p_owner
+                             AND (p_remote OR l.remote OR l.node_sysid IS DISTINCT FROM p_sysid)
+                        THEN greatest(l.high_water,
+                                      l.lease_until + coalesce(l.drift_allowance, interval '0'))
+                        ELSE l.high_water END),
+               max(l.generation)
           INTO busy, block_floor, gen
         FROM idgen.worker_lease AS l
         WHERE l.region = p_region AND l.worker >= fw AND l.worker < fw + p_block;
@@ -836,7 +994,8 @@ BEGIN
         first_worker := fw;
         generation := coalesce(gen, 0) + 1;
         lease_until := v_now + p_ttl;
-        start_after := greatest(node_floor, block_floor);
+        start_after := greatest(node_floor, block_floor,
+                                CASE WHEN hold_until > '-infinity' THEN hold_until END);
         -- the node's own durable note of its high-water mark outranks a
         -- registry that lost it (dropped, or restored from an old backup)
         IF p_local_floor IS NOT NULL
@@ -868,7 +1027,8 @@ BEGIN
             remote = coalesce(p_remote, false), heartbeat_at = v_now,
             -- until the node measures it: includes the one-way delay
             clock_offset_ms = floor(extract(epoch FROM p_node_clock - v_now) * 1000)::bigint,
-            node_state = 'leased'
+            node_state = 'leased',
+            drift_allowance = p_drift_allowance
         WHERE l.region = p_region AND l.worker >= fw AND l.worker < fw + p_block;
 
         PERFORM idgen.audit('lease_acquired',
@@ -880,6 +1040,25 @@ BEGIN
     first_worker := -1;
 END
 $$;
+COMMENT ON FUNCTION idgen.acquire_node_lease(text, text, integer, integer, integer, integer, integer, timestamptz, interval, timestamptz, timestamptz, interval, boolean, interval) IS 'lease a block of workers for a node, local or remote, by the takeover and incarnation rules (background worker only)';
+REVOKE ALL ON FUNCTION idgen.acquire_node_lease(text, text, integer, integer, integer, integer, integer, timestamptz, interval, timestamptz, timestamptz, interval, boolean, interval) FROM PUBLIC;
+
+-- the call of 0.5 nodes: no drift allowance sent, so none stored (their
+-- registry mark bounds them); the same rules otherwise
+CREATE FUNCTION idgen.acquire_node_lease(
+    p_owner text, p_sysid text, p_timeline integer,
+    p_region integer, p_pinned_worker integer, p_block integer, p_worker_bits integer,
+    p_node_clock timestamptz, p_ttl interval, p_high_water timestamptz,
+    p_local_floor timestamptz, p_local_slack interval, p_remote boolean,
+    OUT first_worker integer, OUT generation bigint, OUT lease_until timestamptz,
+    OUT high_water timestamptz, OUT start_after timestamptz, OUT registry_clock timestamptz)
+    LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS
+$$
+SELECT a.first_worker, a.generation, a.lease_until, a.high_water, a.start_after, a.registry_clock
+FROM idgen.acquire_node_lease(p_owner, p_sysid, p_timeline, p_region, p_pinned_worker,
+                              p_block, p_worker_bits, p_node_clock, p_ttl, p_high_water,
+                              p_local_floor, p_local_slack, p_remote, NULL::interval) AS a
+$$;
 COMMENT ON FUNCTION idgen.acquire_node_lease(text, text, integer, integer, integer, integer, integer, timestamptz, interval, timestamptz, timestamptz, interval, boolean) IS 'lease a block of workers for a node, local or remote (background worker only)';
 REVOKE ALL ON FUNCTION idgen.acquire_node_lease(text, text, integer, integer, integer, integer, integer, timestamptz, interval, timestamptz, timestamptz, interval, boolean) FROM PUBLIC;
 
@@ -887,14 +1066,16 @@ REVOKE ALL ON FUNCTION idgen.acquire_node_lease(text, text, integer, integer, in
  * Renew a node's block by the registry's clock, raise its high-water mark
  * and record the heartbeat, but only while every row is still the node's
  * own at the node's generation.  Otherwise report who holds the first row
- * that is not ours, so the node can stop.
+ * that is not ours, so the node can stop.  Renewals go on through an
+ * incarnation hold (the rows are here); the answer names the incarnation.
  */
 CREATE FUNCTION idgen.renew_node_lease(
     p_owner text, p_region integer, p_first_worker integer, p_block integer,
     p_generation bigint, p_node_clock timestamptz, p_ttl interval, p_high_water timestamptz,
-    p_node_state text, p_clock_offset_ms bigint,
+    p_node_state text, p_clock_offset_ms bigint, p_drift_allowance interval,
     OUT ok boolean, OUT lease_until timestamptz, OUT high_water timestamptz,
-    OUT other_owner text, OUT other_generation bigint, OUT registry_clock timestamptz)
+    OUT other_owner text, OUT other_generation bigint, OUT registry_clock timestamptz,
+    OUT incarnation text)
     LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
@@ -910,13 +1091,18 @@ DECLARE
                                                interval '1 s') END;
 BEGIN
     registry_clock := v_now;
+    SELECT c.incarnation INTO incarnation FROM idgen.registry_incarnation_check() AS c;
     UPDATE idgen.worker_lease AS l
     SET lease_until = v_now + p_ttl,
         high_water = greatest(l.high_water, least(p_high_water, hw_cap)),
         renewed_at = v_now, heartbeat_at = v_now,
         clock_offset_ms = coalesce(p_clock_offset_ms,
                                    floor(extract(epoch FROM p_node_clock - v_now) * 1000)::bigint),
-        node_state = p_node_state
+        node_state = p_node_state,
+        -- never lowered while the lease runs: the holder may have stamped by the old one
+        drift_allowance = CASE WHEN l.drift_allowance IS NULL OR p_drift_allowance IS NULL
+                               THEN coalesce(p_drift_allowance, l.drift_allowance)
+                               ELSE greatest(l.drift_allowance, p_drift_allowance) END
     WHERE l.region = p_region AND l.worker >= p_first_worker
       AND l.worker < p_first_worker + p_block
       AND l.owner = p_owner AND l.generation = p_generation;
@@ -941,8 +1127,45 @@ BEGIN
     ORDER BY l.worker LIMIT 1;
 END
 $$;
+COMMENT ON FUNCTION idgen.renew_node_lease(text, integer, integer, integer, bigint, timestamptz, interval, timestamptz, text, bigint, interval) IS 'renew a node''s block, raise its high-water mark, record its heartbeat and drift allowance (background worker only)';
+REVOKE ALL ON FUNCTION idgen.renew_node_lease(text, integer, integer, integer, bigint, timestamptz, interval, timestamptz, text, bigint, interval) FROM PUBLIC;
+
+-- the call of 0.5 nodes
+CREATE FUNCTION idgen.renew_node_lease(
+    p_owner text, p_region integer, p_first_worker integer, p_block integer,
+    p_generation bigint, p_node_clock timestamptz, p_ttl interval, p_high_water timestamptz,
+    p_node_state text, p_clock_offset_ms bigint,
+    OUT ok boolean, OUT lease_until timestamptz, OUT high_water timestamptz,
+    OUT other_owner text, OUT other_generation bigint, OUT registry_clock timestamptz)
+    LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS
+$$
+SELECT r.ok, r.lease_until, r.high_water, r.other_owner, r.other_generation, r.registry_clock
+FROM idgen.renew_node_lease(p_owner, p_region, p_first_worker, p_block, p_generation,
+                            p_node_clock, p_ttl, p_high_water, p_node_state,
+                            p_clock_offset_ms, NULL::interval) AS r
+$$;
 COMMENT ON FUNCTION idgen.renew_node_lease(text, integer, integer, integer, bigint, timestamptz, interval, timestamptz, text, bigint) IS 'renew a node''s block, raise its high-water mark and record its heartbeat (background worker only)';
 REVOKE ALL ON FUNCTION idgen.renew_node_lease(text, integer, integer, integer, bigint, timestamptz, interval, timestamptz, text, bigint) FROM PUBLIC;
+
+/*
+ * A clean release: the holder stopped issuing and tells its final mark
+ * (p_high_water, at or above every ID it issued), so a successor starts
+ * above that instead of above the lease's end plus the drift allowance.
+ */
+CREATE FUNCTION idgen.release_node_lease(p_owner text, p_region integer, p_first_worker integer,
+                                         p_block integer, p_generation bigint,
+                                         p_high_water timestamptz) RETURNS void
+    LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS
+$$
+UPDATE idgen.worker_lease AS l
+SET owner = NULL, lease_until = NULL,
+    high_water = greatest(l.high_water, p_high_water)
+WHERE l.region = p_region AND l.worker >= p_first_worker
+  AND l.worker < p_first_worker + p_block
+  AND l.owner = p_owner AND l.generation = p_generation;
+$$;
+COMMENT ON FUNCTION idgen.release_node_lease(text, integer, integer, integer, bigint, timestamptz) IS 'give a node''s block back, with the final high-water mark of its IDs';
+REVOKE ALL ON FUNCTION idgen.release_node_lease(text, integer, integer, integer, bigint, timestamptz) FROM PUBLIC;
 
 CREATE FUNCTION idgen.release_node_lease(p_owner text, p_region integer, p_first_worker integer,
                                          p_block integer, p_generation bigint) RETURNS void
@@ -973,6 +1196,7 @@ DECLARE
     w integer;
     l idgen.worker_lease;
     ctl text := substring(owner FROM E'[\\x01-\\x1f\\x7f]');
+    hold timestamptz;
 BEGIN
     PERFORM idgen.require_registry();
     IF ttl <= interval '0' OR ttl > interval '1 day' THEN
@@ -1013,6 +1237,15 @@ BEGIN
         RETURN;
     END IF;
 
+    -- after the registry's incarnation changed, leases it lost run out first
+    SELECT c.hold_until INTO hold FROM idgen.registry_incarnation_check() AS c;
+    IF hold > now THEN
+        RAISE EXCEPTION 'the registry grants no worker until %', hold
+            USING ERRCODE = 'IR006',
+                  DETAIL = 'The registry is a new incarnation (restarted, promoted or restored), so it may have lost leases it granted; it grants no worker until those have run out.',
+                  HINT = 'Retry after that time.';
+    END IF;
+
     my_region := coalesce(nullif(current_setting('idgen.region_id', true), ''), '0')::integer;
     -- the narrowest worker field of the layout in force and every later one
     SELECT pg_catalog.min(e.worker_bits) INTO worker_bits FROM idgen.epoch AS e
@@ -1032,13 +1265,15 @@ BEGIN
         CONTINUE WHEN NOT idgen.row_is_free(l, now, idgen.node_sysid(),
                                            coalesce(l.timeline, 0))
                   OR (l.node_sysid IS NOT NULL AND l.owner IS NOT NULL)
-                  OR coalesce(l.high_water, '-infinity') >= now;
+                  OR coalesce(l.high_water + coalesce(l.drift_allowance, interval '0'),
+                              '-infinity') >= now;
         UPDATE idgen.worker_lease AS x
         SET owner = idgen_lease_worker.owner, generation = x.generation + 1,
             lease_until = until,
             high_water = until,
             node_sysid = NULL, ttl = idgen_lease_worker.ttl,
-            acquired_at = now, renewed_at = now
+            acquired_at = now, renewed_at = now,
+            drift_allowance = idgen.registry_drift_allowance(idgen_lease_worker.ttl)
         WHERE x.region = my_region AND x.worker = w
         RETURNING x.region, x.worker, x.generation, x.lease_until
         INTO region, worker, generation, lease_until;
@@ -1115,9 +1350,11 @@ REVOKE ALL ON FUNCTION @extschema@.idgen_release_worker(integer, integer, bigint
 
 /*
  * Operator repair: expire a lease and bump its generation.  The high-water
- * mark stays: a node never issues past its durable mark, and an outside
- * holder's mark already covers its whole lease, so whoever takes the worker
- * next and starts above the mark cannot meet the old holder's IDs.
+ * mark rises to the lease's end plus the holder's drift allowance: a node
+ * issues on its own durable mark until its lease ends (it may not hear of
+ * the fence before), and an outside holder's mark already covers its whole
+ * lease, so whoever takes the worker next and starts above the mark cannot
+ * meet the old holder's IDs.
  */
 CREATE FUNCTION @extschema@.idgen_fence_worker(region integer, worker integer)
     RETURNS void
@@ -1135,8 +1372,13 @@ BEGIN
         RAISE EXCEPTION 'worker % of region % has never been leased', worker, region
             USING ERRCODE = 'undefined_object';
     END IF;
+    -- the holder may issue on its own mark until its lease ends: the next
+    -- holder starts above that end plus its drift allowance
     UPDATE idgen.worker_lease AS x
-    SET owner = NULL, lease_until = NULL, generation = x.generation + 1
+    SET owner = NULL, lease_until = NULL, generation = x.generation + 1,
+        high_water = CASE WHEN x.lease_until IS NULL THEN x.high_water
+                          ELSE greatest(x.high_water,
+                                        x.lease_until + coalesce(x.drift_allowance, interval '0')) END
     WHERE x.region = idgen_fence_worker.region AND x.worker = idgen_fence_worker.worker;
     PERFORM idgen.audit('worker_fenced',
         format('region %s worker %s generation %s -> %s, previous owner %s',
@@ -2396,13 +2638,18 @@ SELECT l.owner AS holder,
        max(l.heartbeat_at) AS last_heartbeat,
        max(l.clock_offset_ms) AS clock_offset_ms,
        max(l.node_state) AS node_state,
-       bool_or(l.remote) AS remote
+       bool_or(l.remote) AS remote,
+       greatest(min(l.lease_until) - idgen.clock(), interval '0') AS outage_budget,
+       max(l.drift_allowance) AS drift_allowance
 FROM idgen.worker_lease AS l
 WHERE l.owner IS NOT NULL
 GROUP BY l.owner, l.node_sysid, l.region;
 COMMENT ON VIEW idgen.fleet IS 'the registry''s holders: each node''s region, workers, generation, lease expiry, high-water mark, last heartbeat and clock offset';
 COMMENT ON COLUMN idgen.fleet.live IS 'the lease has not yet expired by the registry''s clock';
 COMMENT ON COLUMN idgen.fleet.clock_offset_ms IS 'the holder''s clock minus the registry''s, as last measured';
+COMMENT ON COLUMN idgen.fleet.last_heartbeat IS 'registry clock when the holder last had an answer from the registry';
+COMMENT ON COLUMN idgen.fleet.outage_budget IS 'how much longer the holder may issue without another answer from the registry (its lease''s end by the registry''s clock, less now)';
+COMMENT ON COLUMN idgen.fleet.drift_allowance IS 'how far past the registry''s clock the holder may stamp IDs; a successor after an unclean end starts above lease_until plus this';
 REVOKE ALL ON idgen.fleet FROM PUBLIC;
 GRANT SELECT ON idgen.fleet TO pg_monitor;
 

@@ -37,15 +37,19 @@
  *                 clock steps, the layout's horizon;
  *   nodelocal.c   the node's own tables in idgen.database;
  *   audit.c       the queue of records for the registry's audit log;
- *   localmark.c   the node's local high-water note file.
+ *   leaseanswer.c what an answer says besides the lease: skew, epochs,
+ *                 the registry's incarnation;
+ *   localmark.c   the node's own durable high-water mark.
  *
  * They share the worker's state (worker.h) and call only downwards: this
- * file calls all of them, lease.c the four others, clockwatch.c audit.c;
- * none calls back.
+ * file calls all of them, lease.c the five others, leaseanswer.c and
+ * clockwatch.c audit.c; none calls back.
  *
  * Each unit of work is its own transaction.  An error in one is logged and
- * counted, and the next attempt waits a little longer (up to 2 s).  A lease whose renewals keep failing runs out: the generator
- * refuses from that moment on by itself, and the worker then gives the
+ * counted, and the next attempt waits a little longer (up to 500 ms);
+ * meanwhile the node issues on its own durable mark (localmark.c) for the
+ * rest of its lease.  A lease whose renewals keep failing runs out: the
+ * generator refuses from that moment on by itself, and the worker then gives the
  * lease up and leases anew, at a new generation above the old high-water
  * mark, once the registry answers again.  Losing the connection to a
  * remote registry is just such a failure.
@@ -80,12 +84,11 @@
 #define IDGEN_STEP_MS 100
 /*
  * The first wait after a failed unit of work; it doubles from there, up to
- * a quarter of the lease or 2 s, whichever is shorter: an attempt costs the
- * registry one refused connection, and a node should be back soon after
- * its registry is.
+ * 500 ms: an attempt costs the registry one refused connection, and a node
+ * issues again within a second of its registry answering (R5).
  */
 #define IDGEN_BACKOFF_MIN_MS 250
-#define IDGEN_BACKOFF_MAX_MS 2000
+#define IDGEN_BACKOFF_MAX_MS 500
 /* how long the release at shutdown may wait for a remote registry */
 #define IDGEN_RELEASE_TIMEOUT_MS 2000
 
@@ -105,6 +108,16 @@ static bool
 stop_requested(void)
 {
 	return shutdown_requested;
+}
+
+/* the worker, for its upkeep while a registry request is under way */
+static IdgenWorker *the_worker = NULL;
+
+static void
+while_waiting(void)
+{
+	if (the_worker != NULL)
+		lease_keep(the_worker);
 }
 
 void
@@ -174,8 +187,9 @@ worker_step(IdgenWorker *w)
 		lease_yielded(w);
 		registry_commit();
 	}
-	if (w->have_lease && idgen_wall_unix_ms() >= w->lease.valid_until_unix_ms)
+	if (w->have_lease && lease_ran_out_due(w))
 		lease_ran_out(w);
+	lease_keep(w);
 
 	state = idgen_lease_state();
 	if (!w->have_lease)
@@ -233,8 +247,11 @@ idgen_bgworker_main(Datum main_arg)
 	/* the node's own tables, and the registry too unless idgen.registry is set */
 	BackgroundWorkerInitializeConnection(idgen_database, NULL, 0);
 
-	/* the high-water mark must be on disk before the generator uses it */
-	SetConfigOption("synchronous_commit", "local", PGC_SUSET, PGC_S_OVERRIDE);
+	/*
+	 * Commits keep the server's synchronous_commit: a grant or renewal in a
+	 * local registry with synchronous standbys is on them before the node
+	 * trusts it (R6).  The generator's own mark is a file (localmark.h).
+	 */
 	SetConfigOption("statement_timeout", "10s", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("lock_timeout", "5s", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("application_name", "idgen lease worker", PGC_USERSET, PGC_S_OVERRIDE);
@@ -244,7 +261,8 @@ idgen_bgworker_main(Datum main_arg)
 	idgen_pace_init(&w.pace, idgen_pace_trusted_offset());
 	w.remote = registry_is_remote();
 	w.local_hw = localmark_read();
-	registry_init(stop_requested);
+	the_worker = &w;
+	registry_init(stop_requested, while_waiting);
 	idgen_set_bgworker(IDGEN_MY_PROC_INDEX, w.owner);
 	before_shmem_exit(forget_bgworker, (Datum) 0);
 

@@ -32,6 +32,8 @@
 #define IDGEN_ERRCODE_HIGH_WATER		MAKE_SQLSTATE('I','R','0','0','3')
 #define IDGEN_ERRCODE_LAYOUT_SWITCH		MAKE_SQLSTATE('I','R','0','0','4')
 #define IDGEN_ERRCODE_CLOCK_SKEW		MAKE_SQLSTATE('I','R','0','0','5')
+/* raised by the registry's SQL only (idgen_lease_worker): kept here for the list */
+#define IDGEN_ERRCODE_REGISTRY_HOLD		MAKE_SQLSTATE('I','R','0','0','6')
 
 /* an operator must act */
 #define IDGEN_ERRCODE_DISABLED			MAKE_SQLSTATE('I','A','0','0','1')

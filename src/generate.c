@@ -271,10 +271,16 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 		idgen_read_config(&cfg, &seq);
 		if (unlikely(cfg.state != IDGEN_STATE_ACTIVE))
 		{
-			/* right after start-up the first lease may be moments away */
+			/*
+			 * Right after start-up the first lease may be moments away; a
+			 * lease lost later is not won back that soon, and the caller
+			 * hears so within idgen.max_clock_wait (R5).
+			 */
 			if ((cfg.state == IDGEN_STATE_STARTING ||
 				 cfg.state == IDGEN_STATE_WAITING_FOR_LEASE) &&
-				idgen_wait_step(&lease_wait_started, idgen_lease_wait_ms, 10))
+				idgen_wait_step(&lease_wait_started,
+								cfg.state == IDGEN_STATE_STARTING ?
+								idgen_lease_wait_ms : idgen_max_clock_wait_ms, 10))
 			{
 				idgen_wake_bgworker();
 				continue;
@@ -304,11 +310,12 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 		if (unlikely(now_ms > cfg.horizon_ms))
 			idgen_refuse_horizon(cfg.horizon_ms);
 
-		/* a lease that was not renewed in time is no lease */
-		if (unlikely(now_unix >= cfg.valid_until_unix_ms))
+		/* a lease that was not renewed in time is no lease, by either clock */
+		if (unlikely(now_unix >= cfg.valid_until_unix_ms ||
+					 idgen_pace_clock_ms() >= cfg.valid_until_mono_ms))
 		{
 			idgen_wake_bgworker();
-			if (idgen_wait_step(&lease_wait_started, idgen_lease_wait_ms, 10))
+			if (idgen_wait_step(&lease_wait_started, idgen_max_clock_wait_ms, 10))
 				continue;
 			pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
 			ereport(ERROR,
@@ -409,16 +416,16 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 					/* the durable high-water mark is behind: ask for more */
 					idgen_want_hw(now_ms + cfg.origin_unix_ms + idgen_max_drift_ms);
 					idgen_wake_bgworker();
-					if (idgen_wait_step(&lease_wait_started, idgen_lease_wait_ms, 5))
+					if (idgen_wait_step(&lease_wait_started, idgen_max_clock_wait_ms, 5))
 						continue;
 					pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
 					ereport(ERROR,
 							(errcode(IDGEN_ERRCODE_HIGH_WATER),
 							 errmsg("idgen high-water mark was not raised in time"),
 							 cfg.hw_ms >= now_ms ?
-							 errdetail("IDs are issued only up to a time made durable in idgen.worker_lease first; it stands %lld ms ahead of the clock, too little for this request.",
+							 errdetail("IDs are issued only up to a time made durable on this node first; it stands %lld ms ahead of the clock, too little for this request.",
 									   (long long) (cfg.hw_ms - now_ms)) :
-							 errdetail("IDs are issued only up to a time made durable in idgen.worker_lease first; it stands %lld ms behind the clock.",
+							 errdetail("IDs are issued only up to a time made durable on this node first; it stands %lld ms behind the clock.",
 									   (long long) (now_ms - cfg.hw_ms)),
 							 errhint("Check the idgen background worker and its registry (%s) in the server log.",
 									 registry_display())));

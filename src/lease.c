@@ -10,93 +10,84 @@
  */
 #include "worker.h"
 
-#include "mb/pg_wchar.h"
-#include "port/pg_bitutils.h"
+#include "utils/timestamp.h"
 
 #include "audit.h"
 #include "clockwatch.h"
-#include "epoch_sql.h"
 #include "lease.h"
+#include "leaseanswer.h"
 #include "localmark.h"
 #include "nodelocal.h"
 #include "registry.h"
 #include "nodeconf.h"
 
-/* times travel as Unix milliseconds, whatever TimeZone the session has */
-#define SQL_TS(n) "('epoch'::timestamptz + $" #n "::bigint * interval '1 ms')"
-#define SQL_MS(col) "floor(extract(epoch FROM " col ") * 1000)::bigint"
-
 /*
- * The lease protocol.  A registry at 0.5 or later records the fleet's
- * heartbeats and answers with its own clock; an older one (only possible
- * for a local registry not yet updated) gets the calls of its version.
+ * The lease protocol.  A registry at 0.6 or later takes the holder's drift
+ * allowance, answers with its incarnation and may hold grants back after
+ * it changed (docs/fleets.md); one at 0.5 records the fleet's heartbeats
+ * and answers with its own clock; an older one (only possible for a local
+ * registry not yet updated) gets the calls of its version.  Every variant
+ * answers the same columns.
  */
+static const char *const acquire_sql_06 =
+"SELECT first_worker, generation, " SQL_MS("high_water") ", "
+SQL_MS("start_after") ", " SQL_MS("registry_clock") ", incarnation, "
+"CASE WHEN isfinite(hold_until) THEN " SQL_MS("hold_until") " END "
+"FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
+"$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
+SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean, "
+"$14::bigint * interval '1 ms')";
+
 static const char *const acquire_sql =
 "SELECT first_worker, generation, " SQL_MS("high_water") ", "
-SQL_MS("start_after") ", " SQL_MS("registry_clock") " "
+SQL_MS("start_after") ", " SQL_MS("registry_clock") ", NULL::text, NULL::bigint "
 "FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
 "$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
 SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean)";
 
 static const char *const acquire_sql_04 =
 "SELECT first_worker, generation, " SQL_MS("high_water") ", "
-SQL_MS("start_after") ", NULL::bigint "
+SQL_MS("start_after") ", NULL::bigint, NULL::text, NULL::bigint "
 "FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
 "$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
 SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms')";
 
+static const char *const renew_sql_06 =
+"SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, "
+SQL_MS("registry_clock") ", incarnation "
+"FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
+"$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ", $9, "
+"$10::bigint, $11::bigint * interval '1 ms')";
+
 static const char *const renew_sql =
 "SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, "
-SQL_MS("registry_clock") " "
+SQL_MS("registry_clock") ", NULL::text "
 "FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
 "$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ", $9, "
 "$10::bigint)";
 
 static const char *const renew_sql_04 =
-"SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, NULL::bigint "
+"SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, NULL::bigint, "
+"NULL::text "
 "FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
 "$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ")";
+
+static const char *const release_sql_06 =
+"SELECT idgen.release_node_lease($1, $2::integer, $3::integer, $4::integer, $5::bigint, "
+SQL_TS(6) ")";
 
 static const char *const release_sql =
 "SELECT idgen.release_node_lease($1, $2::integer, $3::integer, $4::integer, $5::bigint)";
 
 /* the registry's extension version as major * 100 + minor */
 #define REGISTRY_FLEET_VERSION 5
+#define REGISTRY_V2_VERSION 6
 
 /* parameters and results travel as text */
 static char *
 int_text(int64 v)
 {
 	return psprintf(INT64_FORMAT, v);
-}
-
-static int64
-text_int(const char *s)
-{
-	char	   *end;
-	long long	v;
-
-	if (s == NULL)
-		elog(ERROR, "idgen: unexpected NULL from the registry");
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0')
-		elog(ERROR, "idgen: unexpected number from the registry: \"%s\"", s);
-	return (int64) v;
-}
-
-/*
- * snprintf cuts a long text at a byte count, which can fall inside a
- * character of a name it quotes; text that is not valid in the database
- * encoding must not reach idgen_status(), the registry or the audit queue,
- * so cut back to the last whole character.
- */
-static void
-clip_to_whole_chars(char *buf)
-{
-	int			len = strlen(buf);
-
-	buf[pg_mbcliplen(buf, len, len)] = '\0';
 }
 
 /*
@@ -130,12 +121,35 @@ hw_target(void)
 	return hw_demand() + hw_reserve();
 }
 
-static int64
-valid_until(int64 lease_until)
+/*
+ * A lease answered to a request sent at wall time sent_wall and pace clock
+ * time sent_mono (idgen_pace_clock_ms(), which no clock step moves) ends
+ * on the node a TTL after the sending, less a margin for the two clocks'
+ * rates (R1, docs/fleets.md): the registry read its clock after we sent,
+ * so its end is later, however far apart the two clocks are.  The wall
+ * clock window bounds the IDs' stamps, the monotonic one the real time.
+ */
+static void
+set_validity(IdgenLease *lease, int64 sent_wall, int64 sent_mono)
 {
-	int64		margin = Max(idgen_lease_ttl_ms / 5, 200);
+	int64		margin = Max(idgen_lease_ttl_ms / 20, 100);
 
-	return lease_until - margin;
+	lease->lease_until_unix_ms = sent_wall + idgen_lease_ttl_ms;
+	lease->valid_until_unix_ms = sent_wall + idgen_lease_ttl_ms - margin;
+	lease->valid_until_mono_ms = sent_mono + idgen_lease_ttl_ms - margin;
+}
+
+/*
+ * How far past the registry's clock this node may stamp IDs: its clock is
+ * within max_skew of the registry's (checked at every answer) and its IDs
+ * within max_drift of its clock.  With the skew check off (0) nothing
+ * bounds the skew; the lease's length stands in (docs/fleets.md).
+ */
+static int64
+drift_allowance_ms(void)
+{
+	return idgen_max_drift_ms +
+		(idgen_max_skew_ms > 0 ? idgen_max_skew_ms : idgen_lease_ttl_ms);
 }
 
 static void
@@ -193,125 +207,21 @@ registry_ready(IdgenWorker *w)
 	return true;
 }
 
-/*
- * Compare the node's clock with the registry's over the round trip that
- * just ended.  registry_ms is NULL when the registry did not say.
- */
-static void
-note_skew(IdgenWorker *w, int64 sent, int64 received, const char *registry_ms)
-{
-	IdgenSkew	skew;
-	bool		was = w->skewed;
-
-	if (registry_ms == NULL)
-	{
-		idgen_publish_clock_skew(false, 0);
-		w->have_skew = false;
-		w->skewed = false;
-		return;
-	}
-	idgen_skew_estimate(sent, received, text_int(registry_ms), &skew);
-	clockwatch_confirm_by_registry(w, &skew);
-	w->have_skew = skew.uncertainty_ms != PG_INT64_MAX;
-	w->skew = skew;
-	idgen_publish_clock_skew(w->have_skew, skew.offset_ms);
-	w->skewed = idgen_skew_exceeds(&skew, idgen_max_skew_ms);
-	if (w->skewed)
-		snprintf(w->skew_reason, sizeof(w->skew_reason),
-				 "this node's clock is %lld ms %s the registry's (give or take %lld ms); idgen.max_skew is %d ms",
-				 (long long) (skew.offset_ms < 0 ? -skew.offset_ms : skew.offset_ms),
-				 skew.offset_ms < 0 ? "behind" : "ahead of",
-				 (long long) skew.uncertainty_ms, idgen_max_skew_ms);
-	if (w->skewed && !was)
-	{
-		ereport(WARNING,
-				(errmsg("idgen: stopped issuing: %s", w->skew_reason)));
-		audit_queue(w, "clock_skew", w->skew_reason);
-	}
-	else if (!w->skewed && was)
-	{
-		char		detail[160];
-
-		snprintf(detail, sizeof(detail),
-				 "this node's clock is within %d ms of the registry's again (offset %lld ms)",
-				 idgen_max_skew_ms, (long long) skew.offset_ms);
-		ereport(LOG, (errmsg("idgen: %s; issuing resumes", detail)));
-		audit_queue(w, "clock_skew_cleared", detail);
-	}
-}
-
-/*
- * The registry's layout epochs, read in the lease's own transaction after
- * its lease statement: a layout scheduled meanwhile (which waits for, or
- * makes wait, that statement's row locks) is seen.
- */
-static void
-load_epochs(IdgenEpochList *list)
-{
-	RegistryRows *rows;
-	IdgenEpoch	epochs[IDGEN_MAX_EPOCHS + 1];
-	int			i;
-
-	rows = registry_exec("SELECT version, " SQL_MS("start_time") ", " SQL_MS("epoch_start") ", "
-						 "region_bits, worker_bits, seq_bits FROM idgen.epoch ORDER BY version",
-						 0, NULL);
-	if (rows->ncols != 6 || rows->nrows < 1 || rows->nrows > IDGEN_MAX_EPOCHS)
-		elog(ERROR, "idgen: the registry's idgen.epoch has %d rows of %d columns",
-			 rows->nrows, rows->ncols);
-	for (i = 0; i < rows->nrows; i++)
-	{
-		int			c;
-
-		for (c = 0; c < 6; c++)
-			if (registry_value(rows, i, c) == NULL)
-				elog(ERROR, "idgen: the registry's idgen.epoch has a NULL in row %d", i + 1);
-		epochs[i].version = (int) text_int(registry_value(rows, i, 0));
-		epochs[i].start_unix_ms = text_int(registry_value(rows, i, 1));
-		epochs[i].layout.epoch_unix_ms = text_int(registry_value(rows, i, 2));
-		epochs[i].layout.region_bits = (int) text_int(registry_value(rows, i, 3));
-		epochs[i].layout.worker_bits = (int) text_int(registry_value(rows, i, 4));
-		epochs[i].layout.seq_bits = (int) text_int(registry_value(rows, i, 5));
-		epochs[i].boundary = 0;
-	}
-	idgen_epochs_from_rows(list, epochs, rows->nrows);
-}
-
-/*
- * Does the node's block fit the layout in force now and every one scheduled
- * after it?  If not, says why in *reason.  (The registry checks this too,
- * when it leases.)
- */
-static bool
-block_fits(IdgenWorker *w, const IdgenEpochList *list, int first_worker,
-		   char *reason, size_t reason_len)
-{
-	int64		now = idgen_wall_unix_ms();
-	IdgenLayout narrowest = idgen_epochs_at(list, now)->layout;
-	const char *problem;
-
-	idgen_epochs_min_bits(list, now, &narrowest.region_bits, &narrowest.worker_bits);
-	problem = idgen_node_check(&narrowest, w->region, first_worker,
-							   pg_leftmost_one_pos32((uint32) w->worker_count));
-	if (problem == NULL)
-		return true;
-	snprintf(reason, reason_len,
-			 "the layouts from now on (at narrowest %d region and %d worker bits): %s (region %d, workers %d-%d)",
-			 narrowest.region_bits, narrowest.worker_bits, problem, w->region,
-			 first_worker, first_worker + w->worker_count - 1);
-	return false;
-}
-
 void
 lease_try_acquire(IdgenWorker *w)
 {
-	const char *p[13];
+	const char *p[14];
 	RegistryRows *rows;
 	bool		fleet;
+	bool		v2;
 	int64		sent;
+	int64		sent_mono;
 	int64		received;
 	IdgenLease	lease;
 	IdgenEpochList epochs;
 	char		misfit[256];
+	char		split[320];
+	int64		issued_floor = w->local_hw;
 
 	nodelocal_prepare(w);
 	registry_begin("idgen: leasing a worker id");
@@ -322,7 +232,9 @@ lease_try_acquire(IdgenWorker *w)
 		return;
 	}
 	fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
+	v2 = w->registry_version >= REGISTRY_V2_VERSION;
 
+	sent_mono = idgen_pace_clock_ms();
 	sent = idgen_wall_unix_ms();
 	p[0] = w->owner;
 	p[1] = w->sysid;
@@ -337,13 +249,15 @@ lease_try_acquire(IdgenWorker *w)
 	p[10] = w->local_hw >= 0 ? int_text(w->local_hw) : NULL;
 	p[11] = int_text(IDGEN_LOCAL_SLACK_MS);
 	p[12] = w->remote ? "true" : "false";
-	rows = registry_exec(fleet ? acquire_sql : acquire_sql_04, fleet ? 13 : 12, p);
+	p[13] = int_text(drift_allowance_ms());
+	rows = registry_exec(v2 ? acquire_sql_06 : fleet ? acquire_sql : acquire_sql_04,
+						 v2 ? 14 : fleet ? 13 : 12, p);
 	received = idgen_wall_unix_ms();
-	if (rows->nrows != 1 || rows->ncols != 5)
+	if (rows->nrows != 1 || rows->ncols != 7)
 		elog(ERROR, "idgen: idgen.acquire_node_lease returned %d rows of %d columns",
 			 rows->nrows, rows->ncols);
 
-	lease.first_worker = (int) text_int(registry_value(rows, 0, 0));
+	lease.first_worker = (int) answer_int(registry_value(rows, 0, 0));
 	if (lease.first_worker < 0)
 	{
 		char		reason[256];
@@ -354,6 +268,26 @@ lease_try_acquire(IdgenWorker *w)
 		 * (see idgen.acquire_node_lease): after enough failovers they are
 		 * what fills the region, and only an operator can free them.
 		 */
+		if (lease.first_worker == -2)
+		{
+			int64		hold = registry_value(rows, 0, 6) ?
+				answer_int(registry_value(rows, 0, 6)) : 0;
+
+			snprintf(reason, sizeof(reason),
+					 "the registry (%s) is a new incarnation (restarted, promoted or restored) and grants no block until %s, when every lease it may have lost has run out",
+					 registry_display(),
+					 timestamptz_to_str(idgen_unix_ms_to_timestamptz(hold)));
+			answer_clip(reason);
+			audit_flush(w);
+			registry_commit();
+			w->backoff_ms = 0;
+			w->last_error[0] = '\0';
+			idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
+			if (!w->logged_missing)
+				ereport(LOG, (errmsg("idgen: %s; retrying", reason)));
+			w->logged_missing = true;
+			return;
+		}
 		if (idgen_worker_id < 0 && !w->remote && fleet)
 		{
 			const char *q[4];
@@ -362,7 +296,7 @@ lease_try_acquire(IdgenWorker *w)
 			q[1] = w->sysid;
 			q[2] = int_text(w->timeline);
 			q[3] = int_text(w->worker_count);
-			stale = (int) text_int(registry_value(registry_exec(
+			stale = (int) answer_int(registry_value(registry_exec(
 				"SELECT count(DISTINCT l.worker / $4::integer) FROM idgen.worker_lease AS l "
 				"WHERE l.region = $1::integer AND l.node_sysid = $2 AND l.timeline <> $3::integer "
 				"AND l.owner IS NOT NULL AND NOT l.remote", 4, q), 0, 0));
@@ -387,35 +321,46 @@ lease_try_acquire(IdgenWorker *w)
 		w->logged_missing = true;
 		return;
 	}
-	lease.generation = text_int(registry_value(rows, 0, 1));
-	lease.hw_unix_ms = text_int(registry_value(rows, 0, 2));
+	lease.generation = answer_int(registry_value(rows, 0, 1));
+	lease.hw_unix_ms = answer_int(registry_value(rows, 0, 2));
 	lease.start_after_unix_ms = registry_value(rows, 0, 3) ?
-		text_int(registry_value(rows, 0, 3)) : -1;
-
-	/*
-	 * The registry's lease ends a TTL after it read its own clock, which
-	 * was after we sent: counted from our sending, our lease ends first,
-	 * however far apart the two clocks are.
-	 */
-	lease.lease_until_unix_ms = sent + idgen_lease_ttl_ms;
-	lease.valid_until_unix_ms = valid_until(lease.lease_until_unix_ms);
+		answer_int(registry_value(rows, 0, 3)) : -1;
+	/* above everything this node issued, whatever the registry recorded */
+	lease.start_after_unix_ms = Max(lease.start_after_unix_ms, issued_floor);
+	set_validity(&lease, sent, sent_mono);
+	if (!answer_note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
+	{
+		/* not ours to keep: the registry we trusted may have given it too */
+		answer_split_brain(w, split);
+		audit_flush(w);
+		registry_commit();
+		return;
+	}
 
 	/* a lease that would not fit a layout of the registry is rolled back */
-	load_epochs(&epochs);
-	if (!block_fits(w, &epochs, lease.first_worker, misfit, sizeof(misfit)))
+	answer_load_epochs(&epochs);
+	if (!answer_block_fits(w, &epochs, lease.first_worker, misfit, sizeof(misfit)))
 		ereport(ERROR,
 				(errmsg("the leased workers do not fit %s", misfit)));
 	audit_flush(w);
 	registry_commit();
 	w->backoff_ms = 0;
 	w->last_error[0] = '\0';
-	localmark_note(w, lease.hw_unix_ms);
+
+	/*
+	 * The generator issues up to the node's own durable mark, never the
+	 * registry's (R3): above the new lease's floor before it is published.
+	 */
+	localmark_set(w, Max(hw_target(), Max(lease.start_after_unix_ms,
+										 lease.hw_unix_ms) + hw_reserve()));
+	lease.hw_unix_ms = w->local_hw;
+	w->renew_sent_mono = sent_mono;
 
 	/* published only once the lease and its high-water mark are durable */
 	w->lease = lease;
 	w->have_lease = true;
 	w->logged_missing = false;
-	note_skew(w, sent, received, registry_value(rows, 0, 4));
+	answer_note_skew(w, sent, received, registry_value(rows, 0, 4));
 	idgen_publish_epochs(&epochs);
 	if (w->skewed)
 		idgen_publish_lease_held(&lease, IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
@@ -427,26 +372,63 @@ lease_try_acquire(IdgenWorker *w)
 					w->region, (long long) lease.generation)));
 }
 
+/*
+ * Renew often (R2): after the registry's last answer the node keeps at
+ * least 70 % of the TTL to ride an outage through on.
+ */
 bool
 lease_renewal_due(IdgenWorker *w)
 {
-	int64		now = idgen_wall_unix_ms();
-
-	return w->lease.lease_until_unix_ms - now < idgen_lease_ttl_ms / 2 ||
-		w->lease.hw_unix_ms - hw_demand() < hw_reserve() / 2;
+	return idgen_pace_clock_ms() - w->renew_sent_mono >=
+		Min(idgen_lease_ttl_ms / 10, 2000);
 }
 
+/*
+ * Between answers (every step of the worker): keep the node's own durable
+ * mark ahead of demand, and the wall-clock window within what the
+ * monotonic validity has left, in case the wall clock stepped back.
+ */
+void
+lease_keep(IdgenWorker *w)
+{
+	int64		mono = idgen_pace_clock_ms();
+	int64		wall = idgen_wall_unix_ms();
+	bool		changed = false;
+
+	if (!w->have_lease)
+		return;
+	if (wall + (w->lease.valid_until_mono_ms - mono) < w->lease.valid_until_unix_ms)
+	{
+		w->lease.valid_until_unix_ms = wall + (w->lease.valid_until_mono_ms - mono);
+		changed = true;
+	}
+	/* a clock the registry disagrees with does not move the mark */
+	if (idgen_lease_state() != IDGEN_STATE_CLOCK_SKEW &&
+		mono < w->lease.valid_until_mono_ms &&
+		w->local_hw - hw_demand() < hw_reserve() / 2)
+	{
+		localmark_set(w, hw_target());
+		w->lease.hw_unix_ms = w->local_hw;
+		changed = true;
+	}
+	if (changed)
+		idgen_publish_renewal(&w->lease, false);
+}
+
+/* a clean release tells the registry the node's final mark */
 static void
 release_rows(IdgenWorker *w)
 {
-	const char *p[5];
+	const char *p[6];
+	bool		v2 = w->registry_version >= REGISTRY_V2_VERSION;
 
 	p[0] = w->owner;
 	p[1] = int_text(w->region);
 	p[2] = int_text(w->lease.first_worker);
 	p[3] = int_text(w->worker_count);
 	p[4] = int_text(w->lease.generation);
-	registry_exec(release_sql, 5, p);
+	p[5] = int_text(Max(w->local_hw, w->lease.hw_unix_ms));
+	registry_exec(v2 ? release_sql_06 : release_sql, v2 ? 6 : 5, p);
 }
 
 /*
@@ -480,10 +462,13 @@ lease_renew(IdgenWorker *w)
 {
 	IdgenState	state = idgen_lease_state();
 	bool		fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
-	const char *p[10];
+	bool		v2 = w->registry_version >= REGISTRY_V2_VERSION;
+	const char *p[11];
 	RegistryRows *rows;
 	int64		sent;
+	int64		sent_mono;
 	int64		received;
+	char		split[320];
 
 	registry_begin("idgen: renewing the worker lease");
 	/* after a failure: the registry may have been updated, or replaced */
@@ -495,7 +480,9 @@ lease_renew(IdgenWorker *w)
 			return;
 		}
 		fleet = w->registry_version >= REGISTRY_FLEET_VERSION;
+		v2 = w->registry_version >= REGISTRY_V2_VERSION;
 	}
+	sent_mono = idgen_pace_clock_ms();
 	sent = idgen_wall_unix_ms();
 	p[0] = w->owner;
 	p[1] = int_text(w->region);
@@ -504,35 +491,47 @@ lease_renew(IdgenWorker *w)
 	p[4] = int_text(w->lease.generation);
 	p[5] = int_text(sent);
 	p[6] = int_text(idgen_lease_ttl_ms);
-	/* a clock the registry disagrees with does not move the mark */
-	p[7] = int_text(state == IDGEN_STATE_CLOCK_SKEW ? w->lease.hw_unix_ms : hw_target());
+	/*
+	 * The registry's mark is told what the node's own allows, best effort
+	 * (a clean successor may start lower): it no longer gates issuing.
+	 */
+	p[7] = int_text(Max(w->local_hw, w->lease.hw_unix_ms));
 	p[8] = idgen_operator_disabled() ? "disabled" : idgen_state_name(state);
 	p[9] = w->have_skew ? int_text(w->skew.offset_ms) : NULL;
-	rows = registry_exec(fleet ? renew_sql : renew_sql_04, fleet ? 10 : 8, p);
+	p[10] = int_text(drift_allowance_ms());
+	rows = registry_exec(v2 ? renew_sql_06 : fleet ? renew_sql : renew_sql_04,
+						 v2 ? 11 : fleet ? 10 : 8, p);
 	received = idgen_wall_unix_ms();
-	if (rows->nrows != 1 || rows->ncols != 5)
+	if (rows->nrows != 1 || rows->ncols != 6)
 		elog(ERROR, "idgen: idgen.renew_node_lease returned %d rows of %d columns",
 			 rows->nrows, rows->ncols);
 
 	if (strcmp(registry_value(rows, 0, 0), "t") == 0)
 	{
-		int64		hw = text_int(registry_value(rows, 0, 1));
-		int64		lease_until = sent + idgen_lease_ttl_ms;
 		IdgenEpochList epochs;
+		IdgenLease	renewed = w->lease;
 
-		load_epochs(&epochs);
+		answer_load_epochs(&epochs);
+		if (!answer_note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
+		{
+			answer_split_brain(w, split);
+			audit_flush(w);
+			registry_commit();
+			return;
+		}
 		audit_flush(w);
 		registry_commit();
 		w->backoff_ms = 0;
 		w->last_error[0] = '\0';
-		localmark_note(w, hw);
-		w->lease.lease_until_unix_ms = lease_until;
-		w->lease.valid_until_unix_ms = valid_until(lease_until);
-		w->lease.hw_unix_ms = hw;
+		w->renew_sent_mono = sent_mono;
+		set_validity(&renewed, sent, sent_mono);
+		w->lease.lease_until_unix_ms = renewed.lease_until_unix_ms;
+		w->lease.valid_until_unix_ms = renewed.valid_until_unix_ms;
+		w->lease.valid_until_mono_ms = renewed.valid_until_mono_ms;
 		/* the epochs first: the longer lease must not reach a switch unknown */
 		idgen_publish_epochs(&epochs);
-		idgen_publish_renewal(lease_until, w->lease.valid_until_unix_ms, hw);
-		note_skew(w, sent, received, registry_value(rows, 0, 4));
+		idgen_publish_renewal(&w->lease, true);
+		answer_note_skew(w, sent, received, registry_value(rows, 0, 4));
 		if (w->skewed)
 		{
 			idgen_publish_lease_state(IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
@@ -548,9 +547,9 @@ lease_renew(IdgenWorker *w)
 	{
 		const char *other = registry_value(rows, 0, 2);
 		int64		other_gen = registry_value(rows, 0, 3) ?
-			text_int(registry_value(rows, 0, 3)) : 0;
-		int64		now = idgen_wall_unix_ms();
-		bool		still_valid = now < w->lease.lease_until_unix_ms;
+			answer_int(registry_value(rows, 0, 3)) : 0;
+		bool		still_valid = idgen_pace_clock_ms() < w->lease.valid_until_mono_ms ||
+			idgen_wall_unix_ms() < w->lease.lease_until_unix_ms;
 		char		reason[256];
 
 		/* the rows were restored over: we stopped before the restore committed */
@@ -572,7 +571,7 @@ lease_renew(IdgenWorker *w)
 					 "the lease of workers %d-%d of region %d (generation %lld) ran out and was taken by \"%s\"",
 					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
 					 w->region, (long long) w->lease.generation, other);
-			clip_to_whole_chars(reason);
+			answer_clip(reason);
 			registry_commit();
 			idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
 			w->have_lease = false;
@@ -594,7 +593,7 @@ lease_renew(IdgenWorker *w)
 					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
 					 w->region, (long long) w->lease.generation,
 					 "fenced or released by an operator");
-		clip_to_whole_chars(reason);
+		answer_clip(reason);
 		idgen_publish_lease_state(IDGEN_STATE_FENCED, reason);
 		w->have_lease = false;
 		ereport(WARNING, (errmsg("idgen: node fenced: %s", reason)));
@@ -634,14 +633,21 @@ lease_release(IdgenWorker *w)
 	w->have_lease = false;
 }
 
+/* the lease's validity ended, by either clock (R1) */
+bool
+lease_ran_out_due(IdgenWorker *w)
+{
+	return idgen_pace_clock_ms() >= w->lease.valid_until_mono_ms ||
+		idgen_wall_unix_ms() >= w->lease.valid_until_unix_ms;
+}
+
 /* When a published lease runs out unrenewed, say so in the state. */
 void
 lease_check_validity(IdgenWorker *w, const char *why)
 {
-	int64		now = idgen_wall_unix_ms();
 	IdgenState	state = idgen_lease_state();
 
-	if (w->have_lease && now >= w->lease.valid_until_unix_ms &&
+	if (w->have_lease && lease_ran_out_due(w) &&
 		(state == IDGEN_STATE_ACTIVE || state == IDGEN_STATE_CLOCK_SKEW))
 	{
 		char		reason[256];

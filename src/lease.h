@@ -23,8 +23,14 @@
 /* lease a block; on success publishes it, else says why in the state */
 extern void lease_try_acquire(IdgenWorker *w);
 
-/* true when the held lease, or its high-water mark, should be renewed */
+/* true when the held lease should be renewed */
 extern bool lease_renewal_due(IdgenWorker *w);
+
+/* every step: the local mark ahead of demand, the window within validity */
+extern void lease_keep(IdgenWorker *w);
+
+/* true once the held lease's validity has ended */
+extern bool lease_ran_out_due(IdgenWorker *w);
 
 /* renew the held lease, or find it fenced, lost or given up to a restore */
 extern void lease_renew(IdgenWorker *w);

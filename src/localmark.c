@@ -1,5 +1,5 @@
 /*
- * localmark.c - the node's own note of its high-water mark (localmark.h)
+ * localmark.c - the node's own durable high-water mark (localmark.h)
  *
  * The file is replaced whole: written beside it, then durable_rename(),
  * so a crash leaves the old note or the new one, never half of one.
@@ -35,15 +35,15 @@ localmark_read(void)
 }
 
 void
-localmark_note(IdgenWorker *w, int64 hw)
+localmark_set(IdgenWorker *w, int64 mark)
 {
 	char		tmp[MAXPGPATH];
 	FILE	   *f;
 	int64		value;
 
-	if (w->local_hw >= 0 && hw <= w->local_hw - IDGEN_LOCAL_SLACK_MS / 2)
+	if (mark <= w->local_hw)
 		return;
-	value = hw + IDGEN_LOCAL_SLACK_MS;
+	value = mark;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", IDGEN_LOCAL_HW_FILE);
 	f = AllocateFile(tmp, PG_BINARY_W);
 	if (f == NULL)

@@ -1,13 +1,15 @@
 /*
- * localmark.h - the node's own note of its high-water mark
+ * localmark.h - the node's own durable high-water mark
  *
  * A file in the data directory, IDGEN_LOCAL_HW_FILE, holding one number:
- * Unix milliseconds at or above every high-water mark the registry has
- * confirmed to this node.  It is written ahead of the registry's mark by
- * IDGEN_LOCAL_SLACK_MS, so it costs a file sync only every few seconds, and
- * the registry uses it (idgen.acquire_node_lease) only when its own mark
- * has fallen behind it by more than that: a dropped extension, a restored
- * old backup of the registry.
+ * Unix milliseconds at or above every ID this node has issued.  The
+ * generator issues only up to it (lease protocol v2, R3; docs/fleets.md),
+ * and the background worker keeps it ahead of demand, written durably
+ * before the generator may use it, whether the registry answers or not.
+ * A node that restarts starts above it.  The registry gets it at every
+ * lease (idgen.acquire_node_lease uses it when its own mark has fallen
+ * behind by more than IDGEN_LOCAL_SLACK_MS: a dropped extension, a
+ * restored old backup of the registry) and, best effort, at renewals.
  */
 #ifndef IDGEN_LOCALMARK_H
 #define IDGEN_LOCALMARK_H
@@ -21,9 +23,9 @@
 extern int64 localmark_read(void);
 
 /*
- * Keep the note at least IDGEN_LOCAL_SLACK_MS/2 above hw, durably, in
- * w->local_hw too; raises an error when the file cannot be written.
+ * Raise the mark to at least mark, durably, and in w->local_hw too; raises
+ * an error when the file cannot be written.
  */
-extern void localmark_note(IdgenWorker *w, int64 hw);
+extern void localmark_set(IdgenWorker *w, int64 mark);
 
 #endif							/* IDGEN_LOCALMARK_H */

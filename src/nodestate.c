@@ -271,6 +271,9 @@ idgen_status_snapshot(IdgenStatusSnapshot *snap)
 	strlcpy(snap->owner, sh->owner, sizeof(snap->owner));
 	snap->have_clock_skew = sh->have_clock_skew;
 	snap->clock_skew_ms = sh->clock_skew_ms;
+	strlcpy(snap->registry_incarnation, sh->registry_incarnation,
+			sizeof(snap->registry_incarnation));
+	snap->last_answer_unix_ms = sh->last_answer_unix_ms;
 	LWLockRelease(sh->lock);
 
 	last = pg_atomic_read_u64(&sh->ticks[cfg.epoch_version].value);
@@ -545,6 +548,7 @@ idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 	cfg->lease_until_unix_ms = lease->lease_until_unix_ms;
 	cfg->valid_until_unix_ms = state == IDGEN_STATE_ACTIVE ?
 		lease->valid_until_unix_ms : 0;
+	cfg->valid_until_mono_ms = lease->valid_until_mono_ms;
 	cfg->hw_ms = lease->hw_unix_ms - cfg->origin_unix_ms;
 	idgen_set_limit(cfg);
 	/* a renewal that raced a restore must not bring a yielded lease back */
@@ -576,20 +580,26 @@ idgen_publish_lease(const IdgenLease *lease)
 	idgen_publish_lease_held(lease, IDGEN_STATE_ACTIVE, NULL);
 }
 
-/* Extend the current lease and its durable high-water mark. */
+/*
+ * The lease's validity and mark as the worker keeps them (a renewal, its
+ * local mark, a window cut to the monotonic validity); a stopped lease
+ * stays stopped.
+ */
 void
-idgen_publish_renewal(int64 lease_until_unix_ms, int64 valid_until_unix_ms,
-					  int64 hw_unix_ms)
+idgen_publish_renewal(const IdgenLease *lease, bool renewed)
 {
 	IdgenConfig *cfg = &idgen_shared->config;
 
 	idgen_config_begin();
-	cfg->lease_until_unix_ms = lease_until_unix_ms;
-	cfg->valid_until_unix_ms = valid_until_unix_ms;
-	cfg->hw_ms = Max(cfg->hw_ms, hw_unix_ms - cfg->origin_unix_ms);
+	cfg->lease_until_unix_ms = lease->lease_until_unix_ms;
+	if (cfg->valid_until_unix_ms != 0)
+		cfg->valid_until_unix_ms = lease->valid_until_unix_ms;
+	cfg->valid_until_mono_ms = lease->valid_until_mono_ms;
+	cfg->hw_ms = Max(cfg->hw_ms, lease->hw_unix_ms - cfg->origin_unix_ms);
 	idgen_set_limit(cfg);
 	idgen_config_end();
-	pg_atomic_fetch_add_u64(&idgen_shared->lease_renewals, 1);
+	if (renewed)
+		pg_atomic_fetch_add_u64(&idgen_shared->lease_renewals, 1);
 }
 
 /* Stop issuing: the lease is gone, fenced, or not yet had. */
@@ -714,13 +724,18 @@ idgen_set_operator_disabled(bool disabled, const char *reason)
 	idgen_config_end();
 }
 
-/* what the background worker last measured against the registry's clock */
+/*
+ * The registry answered, as this incarnation ("" if it did not say), with
+ * what the worker measured against its clock.
+ */
 void
-idgen_publish_clock_skew(bool known, int64 offset_ms)
+idgen_publish_registry_answer(bool known, int64 offset_ms, const char *incarnation)
 {
 	LWLockAcquire(idgen_shared->lock, LW_EXCLUSIVE);
 	idgen_shared->have_clock_skew = known;
 	idgen_shared->clock_skew_ms = offset_ms;
+	strlcpy(idgen_shared->registry_incarnation, incarnation, 64);
+	idgen_shared->last_answer_unix_ms = idgen_wall_unix_ms();
 	LWLockRelease(idgen_shared->lock);
 }
 

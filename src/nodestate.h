@@ -99,6 +99,7 @@ typedef struct IdgenConfig
 	int64		horizon_ms;		/* last millisecond the time field holds */
 	int64		hw_ms;			/* durable high-water mark, layout ms */
 	int64		valid_until_unix_ms;	/* stop issuing at this wall time */
+	int64		valid_until_mono_ms;	/* ... and at this idgen_pace_clock_ms() */
 	int64		switch_at_unix_ms;	/* next epoch starts; INT64_MAX: none */
 	int64		lease_until_unix_ms;
 	int64		generation;
@@ -176,6 +177,8 @@ typedef struct IdgenShared
 	uint64		start_token;
 	bool		have_clock_skew;	/* measured against a registry yet */
 	int64		clock_skew_ms;	/* this node's clock minus the registry's */
+	char		registry_incarnation[64];	/* of its last answer; "": none */
+	int64		last_answer_unix_ms;	/* when it last answered; 0: never */
 
 	/*
 	 * Unix ms at or below which earlier leases may have issued (the highest
@@ -295,6 +298,8 @@ typedef struct IdgenStatusSnapshot
 	uint64		clock_refusals;
 	bool		have_clock_skew;
 	int64		clock_skew_ms;	/* this node's clock minus the registry's */
+	char		registry_incarnation[64];
+	int64		last_answer_unix_ms;
 } IdgenStatusSnapshot;
 
 extern void idgen_status_snapshot(IdgenStatusSnapshot *snap);
@@ -313,6 +318,7 @@ typedef struct IdgenLease
 	int64		generation;
 	int64		lease_until_unix_ms;
 	int64		valid_until_unix_ms;	/* lease_until less a safety margin */
+	int64		valid_until_mono_ms;	/* the same on idgen_pace_clock_ms() */
 	int64		hw_unix_ms;		/* durable high-water mark */
 	int64		start_after_unix_ms;	/* issue only above this; -1: none */
 } IdgenLease;
@@ -320,8 +326,8 @@ typedef struct IdgenLease
 extern void idgen_publish_lease(const IdgenLease *lease);
 extern void idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 									 const char *reason);
-extern void idgen_publish_renewal(int64 lease_until_unix_ms,
-								  int64 valid_until_unix_ms, int64 hw_unix_ms);
+/* renewed: a later validity; else only a new mark or a shorter window */
+extern void idgen_publish_renewal(const IdgenLease *lease, bool renewed);
 extern void idgen_publish_lease_state(IdgenState state, const char *reason);
 extern bool idgen_yield_lease(const char *owner, int region, int worker,
 							  int64 generation, const char *reason);
@@ -334,7 +340,8 @@ extern void idgen_node_shape(int *region, int *worker_count, int *worker_bits);
 extern uint64 idgen_start_token(void);
 extern void idgen_set_bgworker(int procno, const char *owner);
 extern void idgen_wake_bgworker(void);
-extern void idgen_publish_clock_skew(bool known, int64 offset_ms);
+extern void idgen_publish_registry_answer(bool known, int64 offset_ms,
+										   const char *incarnation);
 extern int64 idgen_logical_unix_ms(void);
 extern int64 idgen_horizon_unix_ms(void);
 extern void idgen_want_hw(int64 unix_ms);

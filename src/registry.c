@@ -36,9 +36,12 @@
 /* a request to the remote registry gives up after this long */
 #define REGISTRY_MIN_TIMEOUT_MS 1000
 #define REGISTRY_MAX_TIMEOUT_MS 10000
+/* a wait for the remote registry wakes this often for the caller's upkeep */
+#define REGISTRY_WAIT_STEP_MS 100
 
 static PGconn *conn = NULL;
 static bool (*stop_check) (void) = NULL;
+static void (*wait_hook) (void) = NULL;
 static bool final_phase = false;
 static int	final_timeout_ms = 0;
 static MemoryContext result_cxt = NULL;
@@ -53,9 +56,10 @@ registry_is_remote(void)
 }
 
 void
-registry_init(bool (*should_stop) (void))
+registry_init(bool (*should_stop) (void), void (*while_waiting) (void))
 {
 	stop_check = should_stop;
+	wait_hook = while_waiting;
 }
 
 const char *
@@ -225,9 +229,13 @@ remote_wait(int events, int64 deadline)
 			set_remote_error("the registry did not answer in time", NULL);
 			return false;
 		}
+		/* the node issues on meanwhile: wake every step for its upkeep */
+		if (wait_hook && !final_phase)
+			wait_hook();
 		rc = WaitLatchOrSocket(MyLatch,
 							   WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
-							   PQsocket(conn), left, PG_WAIT_EXTENSION);
+							   PQsocket(conn), Min(left, REGISTRY_WAIT_STEP_MS),
+							   PG_WAIT_EXTENSION);
 		if (rc & WL_LATCH_SET)
 			ResetLatch(MyLatch);
 		if (rc & events)
@@ -417,13 +425,13 @@ remote_ensure_connected(void)
 
 	/*
 	 * The registry gives up on a statement a little before the node does,
-	 * and on a transaction the node left open; a commit is durable there
-	 * before the node uses what it recorded.
+	 * and on a transaction the node left open.  Commits keep the
+	 * registry's own synchronous_commit: with synchronous standbys a grant
+	 * is on them before the node trusts it (R6, docs/fleets.md).
 	 */
 	snprintf(settings, sizeof(settings),
 			 "SET statement_timeout = %d; SET lock_timeout = %d; "
-			 "SET idle_in_transaction_session_timeout = %d; "
-			 "SET synchronous_commit = local",
+			 "SET idle_in_transaction_session_timeout = %d",
 			 Max(timeout - 200, 500), Max(timeout / 2, 250), Max(timeout * 2, 5000));
 	remote_command(settings);
 	ereport(LOG,
@@ -561,7 +569,7 @@ registry_define_gucs(void)
 {
 	DefineCustomIntVariable("idgen.lease_ttl",
 							"How long a worker lease lasts without renewal.",
-							"The background worker renews it when half has passed; the node stops issuing a fifth of it before expiry.",
+							"The background worker renews it every tenth of it (at most every 2 s); without an answer the node issues until a twentieth of it (at least 100 ms) before its end.",
 							&idgen_lease_ttl_ms,
 							30000, 1000, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,

@@ -36,9 +36,11 @@ extern bool registry_is_remote(void);
 
 /*
  * Called once by the background worker: should_stop() is asked whenever a
- * wait for the remote registry is woken, so SIGTERM ends a wait at once.
+ * wait for the remote registry is woken, so SIGTERM ends a wait at once;
+ * while_waiting() is called at least every 100 ms of such a wait, so the
+ * worker keeps its own durable mark ahead of the generators meanwhile.
  */
-extern void registry_init(bool (*should_stop) (void));
+extern void registry_init(bool (*should_stop) (void), void (*while_waiting) (void));
 
 /* one unit of work: a transaction in the registry */
 extern void registry_begin(const char *activity);

@@ -12,10 +12,11 @@
 #include "registry.h"
 
 /*
- * columns of the 0.5 signature; each older signature is a prefix of it:
- * 0.1 has the first 18, 0.2 to 0.4 the first 25
+ * columns of the 0.6 signature; each older signature is a prefix of it:
+ * 0.1 has the first 18, 0.2 to 0.4 the first 25, 0.5 the first 27
  */
-#define IDGEN_STATUS_COLS 27
+#define IDGEN_STATUS_COLS 29
+#define IDGEN_STATUS_COLS_V05 27
 #define IDGEN_STATUS_COLS_V02 25
 #define IDGEN_STATUS_COLS_V01 18
 
@@ -34,6 +35,7 @@ idgen_status(PG_FUNCTION_ARGS)
 		elog(ERROR, "idgen_status must return a composite type");
 	tupdesc = BlessTupleDesc(tupdesc);
 	if (tupdesc->natts != IDGEN_STATUS_COLS &&
+		tupdesc->natts != IDGEN_STATUS_COLS_V05 &&
 		tupdesc->natts != IDGEN_STATUS_COLS_V02 &&
 		tupdesc->natts != IDGEN_STATUS_COLS_V01)
 		elog(ERROR, "idgen_status returns %d columns, expected %d",
@@ -100,6 +102,14 @@ idgen_status(PG_FUNCTION_ARGS)
 	values[i++] = CStringGetTextDatum(registry_display());
 	if (snap.have_clock_skew)
 		values[i++] = Int64GetDatum(snap.clock_skew_ms);
+	else
+		nulls[i++] = true;
+	if (snap.registry_incarnation[0])
+		values[i++] = CStringGetTextDatum(snap.registry_incarnation);
+	else
+		nulls[i++] = true;
+	if (snap.last_answer_unix_ms > 0)
+		values[i++] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(snap.last_answer_unix_ms));
 	else
 		nulls[i++] = true;
 	Assert(i == IDGEN_STATUS_COLS);

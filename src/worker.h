@@ -3,7 +3,8 @@
  *
  * One IdgenWorker lives on the stack of idgen_bgworker_main() for the life
  * of the process; the worker's modules (bgworker.c, lease.c, clockwatch.c,
- * nodelocal.c, audit.c, localmark.c) each read and write their part of it.
+ * nodelocal.c, audit.c, localmark.c, leaseanswer.c) each read and write
+ * their part of it.
  * Only the worker process has one, so nothing here is shared memory and
  * nothing needs a lock.
  */
@@ -21,8 +22,11 @@
 #include "fleet.h"
 #include "nodestate.h"
 
-/* how long to wait between attempts to get a lease */
-#define IDGEN_RETRY_MS 1000
+/*
+ * how long to wait between attempts to get a lease: a node is issuing again
+ * within a second of its registry answering (docs/fleets.md)
+ */
+#define IDGEN_RETRY_MS 500
 
 typedef struct IdgenWorker
 {
@@ -51,6 +55,9 @@ typedef struct IdgenWorker
 	bool		skewed;			/* clocks beyond idgen.max_skew */
 	char		skew_reason[256];
 	int64		local_hw;		/* what the local file says; -1: none */
+	int64		renew_sent_mono;	/* idgen_pace_clock_ms() the last renewal was sent at */
+	char		incarnation[64];	/* the registry's, as its last answer said */
+	char		prev_incarnation[64];	/* the one before it changed; "": none */
 	int64		next_cleanup_mono;
 	int64		next_horizon_mono;
 } IdgenWorker;

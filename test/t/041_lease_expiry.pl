@@ -3,7 +3,8 @@
 #   1. Outside generators (idgen_lease_worker & co.) with a 2 s TTL: the same
 #      owner gets the same (region, worker, generation) back; renewal works
 #      while the lease is valid and fails with 55000 once it expired or was
-#      fenced; after expiry another owner gets the worker one generation up;
+#      fenced; once its end plus the drift allowance has passed another
+#      owner gets the worker one generation up;
 #      release gives a worker back; every lease function refuses (55000)
 #      outside the registry database.
 #   2. Node reclaim: the node is stopped without shutdown (immediate) and
@@ -20,7 +21,7 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
-use IdgenTest qw(idgen_node wait_extension);
+use IdgenTest qw(idgen_node wait_extension wait_for);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -103,6 +104,13 @@ fails_with('postgres', "SELECT idgen_renew_worker($r, $w, $g);",
 	'55000', "worker $w of region $r is not leased at generation $g",
 	'renew after expiry');
 
+# a successor starts only once the old holder's IDs are behind the clock,
+# drift allowance included (docs/fleets.md, R4)
+ok( $node->poll_query_until(
+		'postgres',
+		"SELECT high_water + drift_allowance < idgen.clock() FROM idgen.worker_lease WHERE region = $r AND worker = $w"
+	),
+	'expiry: the lease\'s end plus its drift allowance has passed');
 my $l3 = lease('app2');
 is("$l3->{region}/$l3->{worker}", "$r/$w",
 	'after expiry: another owner gets the same worker');
@@ -188,7 +196,8 @@ is( $node->safe_psql(
 	ok( $node->poll_query_until(
 			'postgres', q{
 SELECT count(*) FROM idgen.worker_lease
-WHERE node_sysid IS NULL AND (owner IS NOT NULL OR high_water >= idgen.clock())}, '0'),
+WHERE node_sysid IS NULL
+  AND (owner IS NOT NULL OR high_water + coalesce(drift_allowance, interval '0') >= idgen.clock())}, '0'),
 		'race: no outside lease is left');
 	my $la = lease('racer_a');
 	is($la->{worker}, $w, 'race: A holds the top worker');
@@ -303,6 +312,10 @@ idgen.lease_wait = '500ms'
 });
 $node->restart;
 wait_state('waiting_for_lease', 'pinned to a held block');
+# the registry serves outside leases, so its restart first holds every
+# grant (docs/fleets.md, R7); then the block is found held
+wait_for(sub {
+	$node->safe_psql('postgres', 'SELECT reason FROM idgen_status()') !~ /new incarnation/ });
 like( $node->safe_psql('postgres', 'SELECT reason FROM idgen_status()'),
 	qr/block $pinned .*leased by another owner/,
 	'pinned: idgen_status() says the block is held');
