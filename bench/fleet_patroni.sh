@@ -122,7 +122,8 @@ as_pg /usr/bin/etcd --name etcd0 --data-dir "$work/etcd" \
 	--listen-peer-urls "http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
 	--initial-cluster "etcd0=http://127.0.0.1:$ETCD_PEER" >"$out/fleet_patroni_etcd.log" 2>&1 &
 pids+=($!)
-wait_for "etcd health" test "$(curl_code "http://127.0.0.1:$ETCD_CLIENT/health")" = 200
+etcd_healthy() { test "$(curl_code "http://127.0.0.1:$ETCD_CLIENT/health")" = 200; }
+wait_for "etcd health" etcd_healthy
 
 # postgresql.conf of the members, indented by $1 spaces for the YAML
 params() {
@@ -189,7 +190,8 @@ sys.exit(0 if b"sync_standby" in urllib.request.urlopen(sys.argv[1], timeout=2).
 }
 wait_for "a sync standby" has_sync
 leader=$(leader_port)
-wait_for "the extension on the leader" test "$(psql_at "$leader" "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'" 2>/dev/null)" = 1
+has_extension() { test "$(psql_at "$leader" "SELECT count(*) FROM pg_extension WHERE extname = 'idgen'" 2>/dev/null)" = 1; }
+wait_for "the extension on the leader" has_extension
 
 commits() { psql_at "$leader" "SELECT sum(xact_commit) FROM pg_stat_database"; }
 rate_over() {
@@ -203,6 +205,7 @@ rate_over() {
 echo "  registry commits/s before the nodes start ($STEADY s)"
 base=$(rate_over "$STEADY")
 
+node_active() { test "$(psql_at "$(node_port "$1")" "SELECT state FROM idgen_status()" 2>/dev/null)" = active; }
 conninfo="host=127.0.0.1,127.0.0.1 port=$(pg_port 0),$(pg_port 1) dbname=postgres connect_timeout=2 target_session_attrs=read-write"
 for n in "${!nodes[@]}"; do
 	name=${nodes[$n]}
@@ -217,7 +220,7 @@ for n in "${!nodes[@]}"; do
 		echo "idgen.registry = '$conninfo'"
 	} >>"$work/$name/postgresql.conf"
 	as_pg "$bindir/pg_ctl" -D "$work/$name" -l "$work/$name.log" -w start >/dev/null
-	wait_for "$name active" test "$(psql_at "$(node_port "$n")" "SELECT state FROM idgen_status()" 2>/dev/null)" = active
+	wait_for "$name active" node_active "$n"
 done
 psql_at "$leader" "SELECT holder, region, first_worker, generation FROM idgen.fleet ORDER BY first_worker"
 
