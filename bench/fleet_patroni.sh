@@ -53,8 +53,16 @@ nodes=(node1 node2)
 pg_port() { echo $((BASE_PORT + 2 + 2 * $1)); }
 api_port() { echo $((BASE_PORT + 3 + 2 * $1)); }
 node_port() { echo $((BASE_PORT + 10 + $1)); }
-pids=()
 stopped=()
+
+# spawn NAME LOG CMD...: CMD as the test user in the background; its own pid
+# (exec keeps it) in $work/NAME.pid, for stopping it by pid
+spawn() {
+	local name=$1 log=$2
+	shift 2
+	as_pg sh -c 'echo $$ >"$0"; exec "$@"' "$work/$name.pid" "$@" >"$log" 2>&1 &
+}
+pid_of() { cat "$work/$1.pid" 2>/dev/null || true; }
 
 cleanup() {
 	local p
@@ -65,18 +73,29 @@ cleanup() {
 			as_pg "$bindir/pg_ctl" -D "$work/${nodes[$n]}" -m fast stop >/dev/null 2>&1 || true
 		cp "$work/${nodes[$n]}.log" "$out/fleet_patroni_${nodes[$n]}.log" 2>/dev/null || true
 	done
-	# Patroni stops its PostgreSQL on SIGTERM; then etcd
-	for p in "${pids[@]:1}"; do kill -TERM "$p" 2>/dev/null || true; done
-	for p in "${pids[@]:1}"; do
+	# Patroni stops its PostgreSQL on SIGTERM (all at once: a leader
+	# stopped alone would hand over to the other); then etcd
+	local ps=() pm
+	for m in "${members[@]}"; do
+		p=$(pid_of "$m")
+		[ -n "$p" ] && ps+=("$p")
+	done
+	[ ${#ps[@]} -gt 0 ] && kill -TERM "${ps[@]}" 2>/dev/null
+	for p in "${ps[@]}"; do
 		for _ in $(seq 1 300); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$p" 2>/dev/null || true
 	done
-	for m in "${!members[@]}"; do
-		pm=$(head -1 "$work/${members[$m]}/data/postmaster.pid" 2>/dev/null || true)
-		[ -n "$pm" ] && kill -QUIT "$pm" 2>/dev/null || true
-		cp "$work/${members[$m]}.log" "$out/fleet_patroni_${members[$m]}.log" 2>/dev/null || true
+	for m in "${members[@]}"; do
+		pm=$(head -1 "$work/$m/data/postmaster.pid" 2>/dev/null || true)
+		if [ -n "$pm" ] && kill -QUIT "$pm" 2>/dev/null; then
+			for _ in $(seq 1 100); do kill -0 "$pm" 2>/dev/null || break; sleep 0.1; done
+		fi
+		cp "$work/$m.log" "$out/fleet_patroni_$m.log" 2>/dev/null || true
 	done
-	[ ${#pids[@]} -gt 0 ] && kill -TERM "${pids[0]}" 2>/dev/null || true
-	sleep 1
+	p=$(pid_of etcd)
+	if [ -n "$p" ] && kill -TERM "$p" 2>/dev/null; then
+		for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	fi
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -117,11 +136,10 @@ wait_for() {
 }
 
 echo "fleet patroni bench: etcd, two Patroni members and two nodes in $work"
-as_pg /usr/bin/etcd --name etcd0 --data-dir "$work/etcd" \
+spawn etcd "$out/fleet_patroni_etcd.log" /usr/bin/etcd --name etcd0 --data-dir "$work/etcd" \
 	--listen-client-urls "http://127.0.0.1:$ETCD_CLIENT" --advertise-client-urls "http://127.0.0.1:$ETCD_CLIENT" \
 	--listen-peer-urls "http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
-	--initial-cluster "etcd0=http://127.0.0.1:$ETCD_PEER" >"$out/fleet_patroni_etcd.log" 2>&1 &
-pids+=($!)
+	--initial-cluster "etcd0=http://127.0.0.1:$ETCD_PEER"
 etcd_healthy() { test "$(curl_code "http://127.0.0.1:$ETCD_CLIENT/health")" = 200; }
 wait_for "etcd health" etcd_healthy
 
@@ -176,9 +194,8 @@ $(params 4)
 EOF
 	chown -R "$run_as" "$work/$name" 2>/dev/null || true
 	# Debian's Python, whatever python3 the PATH has
-	as_pg env -u PYTHONPATH -u PYTHONHOME PATH="$bindir:/usr/bin:/bin" \
-		/usr/bin/patroni "$work/$name/patroni.yml" >"$work/$name.log" 2>&1 &
-	pids+=($!)
+	spawn "$name" "$work/$name.log" env -u PYTHONPATH -u PYTHONHOME PATH="$bindir:/usr/bin:/bin" \
+		/usr/bin/patroni "$work/$name/patroni.yml"
 	if [ "$m" -eq 0 ]; then
 		wait_for "a leader" leader_port
 	fi
