@@ -724,11 +724,13 @@ CREATE TABLE idgen.registry_incarnation (
     system_identifier bigint NOT NULL,
     timeline          integer NOT NULL,
     postmaster_start  timestamptz NOT NULL,
-    since             timestamptz
+    since             timestamptz,
+    restart_only      boolean NOT NULL DEFAULT false
 );
 CREATE UNIQUE INDEX registry_incarnation_one_row ON idgen.registry_incarnation ((true));
 COMMENT ON TABLE idgen.registry_incarnation IS 'the registry instance that answers lease calls (one row), and since when: grants wait a hold after it changes';
 COMMENT ON COLUMN idgen.registry_incarnation.since IS 'when lease calls first met this incarnation; NULL: since the extension was created';
+COMMENT ON COLUMN idgen.registry_incarnation.restart_only IS 'the change was a restart of the same system on the same timeline (or a restore that looks like one)';
 REVOKE ALL ON idgen.registry_incarnation FROM PUBLIC;
 
 -- the instance running now, as (system identifier, timeline, postmaster start)
@@ -746,14 +748,17 @@ REVOKE ALL ON FUNCTION idgen.running_incarnation() FROM PUBLIC;
 
 -- nothing was granted before the extension existed: no hold for the first one
 INSERT INTO idgen.registry_incarnation
-SELECT r.system_identifier, r.timeline, r.postmaster_start, NULL
+SELECT r.system_identifier, r.timeline, r.postmaster_start, NULL, false
 FROM idgen.running_incarnation() AS r;
 
 /*
  * Compare the recorded incarnation with the running one, record a change
  * (since = now) and say until when no block may be granted: since plus the
  * largest lease (ttl) a lost write may have made, at least idgen.lease_ttl,
- * plus the largest drift allowance, so its IDs lie behind us too.
+ * plus the largest drift allowance, so its IDs lie behind us too.  A
+ * restart on the same timeline of a registry that never leased to anyone
+ * but its own node (no remote or outside row) holds nothing: a single
+ * instance does not stop its own node for a hold at every restart.
  */
 CREATE FUNCTION idgen.registry_incarnation_check(OUT incarnation text, OUT hold_until timestamptz)
     LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
@@ -761,37 +766,43 @@ $$
 DECLARE
     r record;
     v_since timestamptz;
+    v_restart boolean;
     v_hold interval;
 BEGIN
     SELECT * INTO r FROM idgen.running_incarnation();
     incarnation := format('%s/%s/%s', r.system_identifier, r.timeline,
                           floor(extract(epoch FROM r.postmaster_start) * 1000)::bigint);
-    SELECT i.since INTO v_since FROM idgen.registry_incarnation AS i
+    SELECT i.since, i.restart_only INTO v_since, v_restart FROM idgen.registry_incarnation AS i
     WHERE i.system_identifier = r.system_identifier AND i.timeline = r.timeline
       AND i.postmaster_start = r.postmaster_start;
     IF NOT FOUND THEN
         -- one caller records the change; the others wait for its row lock
         UPDATE idgen.registry_incarnation AS i
         SET system_identifier = r.system_identifier, timeline = r.timeline,
-            postmaster_start = r.postmaster_start, since = idgen.clock()
+            postmaster_start = r.postmaster_start, since = idgen.clock(),
+            restart_only = (i.system_identifier = r.system_identifier
+                            AND i.timeline = r.timeline)
         WHERE (i.system_identifier, i.timeline, i.postmaster_start)
               IS DISTINCT FROM (r.system_identifier, r.timeline, r.postmaster_start)
-        RETURNING i.since INTO v_since;
+        RETURNING i.since, i.restart_only INTO v_since, v_restart;
         IF FOUND THEN
             PERFORM idgen.audit('registry_incarnation',
                 format('the registry is a new incarnation %s since %s: no block is granted during the hold',
                        incarnation, v_since));
         ELSE
             INSERT INTO idgen.registry_incarnation
-            SELECT r.system_identifier, r.timeline, r.postmaster_start, idgen.clock()
+            SELECT r.system_identifier, r.timeline, r.postmaster_start, idgen.clock(), false
             WHERE NOT EXISTS (SELECT 1 FROM idgen.registry_incarnation)
-            RETURNING since INTO v_since;
+            RETURNING since, restart_only INTO v_since, v_restart;
             IF NOT FOUND THEN
-                SELECT i.since INTO v_since FROM idgen.registry_incarnation AS i;
+                SELECT i.since, i.restart_only INTO v_since, v_restart
+                FROM idgen.registry_incarnation AS i;
             END IF;
         END IF;
     END IF;
-    IF v_since IS NULL THEN
+    IF v_since IS NULL
+       OR (v_restart AND NOT EXISTS (SELECT 1 FROM idgen.worker_lease AS l
+                                     WHERE l.remote OR (l.node_sysid IS NULL AND l.generation > 0))) THEN
         hold_until := '-infinity';
         RETURN;
     END IF;
@@ -888,8 +899,8 @@ REVOKE ALL ON FUNCTION idgen.row_is_free(idgen.worker_lease, timestamptz, text, 
  *
  * Incarnation hold (R7): after the registry's incarnation changed, no
  * block is granted until the hold ends (first_worker -2, hold_until says
- * when), and the first grants start above hold_until; a registry that never
- * leased to anyone but its own node holds nothing.
+ * when), and the first grants start above hold_until
+ * (idgen.registry_incarnation_check() says when there is none).
  */
 CREATE FUNCTION idgen.acquire_node_lease(
     p_owner text, p_sysid text, p_timeline integer,
@@ -943,13 +954,7 @@ BEGIN
     registry_clock := v_now;
     SELECT c.incarnation, c.hold_until INTO incarnation, hold_until
     FROM idgen.registry_incarnation_check() AS c;
-    -- a registry that never leased over a connection is the node itself:
-    -- its own restart holds nothing (its local mark covers it)
-    IF NOT coalesce(p_remote, false)
-       AND NOT EXISTS (SELECT 1 FROM idgen.worker_lease AS l
-                       WHERE l.remote OR (l.node_sysid IS NULL AND l.generation > 0)) THEN
-        hold_until := '-infinity';
-    ELSIF hold_until > v_now THEN
+    IF hold_until > v_now THEN
         first_worker := -2;
         RETURN;
     END IF;
@@ -1350,11 +1355,11 @@ REVOKE ALL ON FUNCTION @extschema@.idgen_release_worker(integer, integer, bigint
 
 /*
  * Operator repair: expire a lease and bump its generation.  The high-water
- * mark rises to the lease's end plus the holder's drift allowance: a node
- * issues on its own durable mark until its lease ends (it may not hear of
- * the fence before), and an outside holder's mark already covers its whole
- * lease, so whoever takes the worker next and starts above the mark cannot
- * meet the old holder's IDs.
+ * mark rises to the lease's end plus the holder's drift allowance: a node of
+ * a fleet issues on its own durable mark until its lease ends (it may not
+ * hear of the fence before), and an outside holder's mark already covers its
+ * whole lease, so whoever takes the worker next and starts above the mark
+ * cannot meet the old holder's IDs.  This instance's own node stops at once.
  */
 CREATE FUNCTION @extschema@.idgen_fence_worker(region integer, worker integer)
     RETURNS void
@@ -1372,11 +1377,15 @@ BEGIN
         RAISE EXCEPTION 'worker % of region % has never been leased', worker, region
             USING ERRCODE = 'undefined_object';
     END IF;
-    -- the holder may issue on its own mark until its lease ends: the next
-    -- holder starts above that end plus its drift allowance
+    -- the holder may issue on its own mark until its lease ends, unless it
+    -- is this instance's own node, which hears of the fence at once: the
+    -- next holder starts above that end plus its drift allowance
     UPDATE idgen.worker_lease AS x
     SET owner = NULL, lease_until = NULL, generation = x.generation + 1,
-        high_water = CASE WHEN x.lease_until IS NULL THEN x.high_water
+        high_water = CASE WHEN x.lease_until IS NULL
+                               OR (NOT x.remote AND x.node_sysid = idgen.node_sysid()
+                                   AND x.timeline = (SELECT r.timeline FROM idgen.running_incarnation() AS r))
+                          THEN x.high_water
                           ELSE greatest(x.high_water,
                                         x.lease_until + coalesce(x.drift_allowance, interval '0')) END
     WHERE x.region = idgen_fence_worker.region AND x.worker = idgen_fence_worker.worker;

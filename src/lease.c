@@ -263,11 +263,7 @@ lease_try_acquire(IdgenWorker *w)
 		char		reason[256];
 		int			stale = 0;
 
-		/*
-		 * Blocks this system leased on earlier timelines stay taken for good
-		 * (see idgen.acquire_node_lease): after enough failovers they are
-		 * what fills the region, and only an operator can free them.
-		 */
+		/* a new incarnation of the registry holds every grant back (R7) */
 		if (lease.first_worker == -2)
 		{
 			int64		hold = registry_value(rows, 0, 6) ?
@@ -288,6 +284,11 @@ lease_try_acquire(IdgenWorker *w)
 			w->logged_missing = true;
 			return;
 		}
+		/*
+		 * Blocks this system leased on earlier timelines stay taken for good
+		 * (see idgen.acquire_node_lease): after enough failovers they are
+		 * what fills the region, and only an operator can free them.
+		 */
 		if (idgen_worker_id < 0 && !w->remote && fleet)
 		{
 			const char *q[4];

@@ -2,9 +2,10 @@
  * lease.h - the lease protocol: the node's block of worker ids
  *
  * The worker leases a block of worker ids from the registry (a new
- * generation on every acquisition), renews it well before it expires
- * while keeping the durable high-water mark of issued time ahead of the
- * generator, and gives it back at shutdown, marks kept.  Every acquisition
+ * generation on every acquisition), renews it every tenth of its TTL,
+ * keeps the node's own durable high-water mark (localmark.h) ahead of the
+ * generator whether the registry answers or not, and gives the block back
+ * at shutdown with its final mark (lease protocol v2, docs/fleets.md).  Every acquisition
  * and renewal also reads the registry's layout epochs (handed to the
  * generator before the lease they come with) and measures the registry's
  * clock against the node's.  A renewal that finds the rows no longer the

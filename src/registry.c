@@ -42,6 +42,7 @@
 static PGconn *conn = NULL;
 static bool (*stop_check) (void) = NULL;
 static void (*wait_hook) (void) = NULL;
+static bool aborting = false;	/* in registry_abort(): no upkeep, no errors */
 static bool final_phase = false;
 static int	final_timeout_ms = 0;
 static MemoryContext result_cxt = NULL;
@@ -230,7 +231,7 @@ remote_wait(int events, int64 deadline)
 			return false;
 		}
 		/* the node issues on meanwhile: wake every step for its upkeep */
-		if (wait_hook && !final_phase)
+		if (wait_hook && !final_phase && !aborting)
 			wait_hook();
 		rc = WaitLatchOrSocket(MyLatch,
 							   WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
@@ -518,8 +519,11 @@ registry_abort(void)
 	}
 	if (PQtransactionStatus(conn) != PQTRANS_IDLE)
 	{
-		PGresult   *res = remote_run("ROLLBACK", 0, NULL);
+		PGresult   *res;
 
+		aborting = true;
+		res = remote_run("ROLLBACK", 0, NULL);
+		aborting = false;
 		if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK)
 			remote_drop();
 		if (res)

@@ -75,7 +75,8 @@ BEGIN;
 DO \$\$
 BEGIN
     PERFORM idgen_fence_worker(0, $top);
-    WHILE (SELECT high_water FROM idgen.worker_lease WHERE region = 0 AND worker = $top)
+    WHILE (SELECT high_water + coalesce(drift_allowance, interval '0')
+           FROM idgen.worker_lease WHERE region = 0 AND worker = $top)
           >= idgen.clock() LOOP
         PERFORM pg_sleep(0.05);
     END LOOP;

@@ -1,20 +1,22 @@
 # 101_fleet_outage.pl - a registry that goes away, a node that is killed
 #
 # A registry and nodes A and B, each its own cluster on loopback, with a
-# short lease (idgen.lease_ttl = 4 s).  idgen.max_drift is 10 s, so the
-# durable high-water mark runs 5 s ahead of the clock, past the end of any
-# lease: a node can issue for as long as its lease is valid.
+# short lease (idgen.lease_ttl = 4 s) and idgen.max_drift = 10 s.  A node
+# issues on its own durable mark for as long as its lease is valid
+# (docs/fleets.md, the lease protocol).
 #
 #   1. The registry stops mid-run.  A and B each draw IDs without a pause in
 #      one session the whole time, recording every ID and every refusal.
 #      They keep issuing after the registry went away, then refuse with
-#      IR002 and say waiting_for_lease; once the registry is back they lease
-#      anew, at a higher generation, and issue again: above every earlier
-#      ID of theirs, and no ID twice across both nodes.
+#      IR002 and say waiting_for_lease; once the registry is back (and its
+#      incarnation hold, the TTL plus the drift allowance, has ended) they
+#      lease anew, at a higher generation, and issue again: above every
+#      earlier ID of theirs, and no ID twice across both nodes.
 #   2. Node B is killed with SIGKILL (no release).  Node C, pinned to B's
 #      block, gets it only after B's lease has run out by the registry's
 #      clock, at a higher generation, and its first ID lies above the
-#      high-water mark B left in the registry.
+#      high-water mark B left in the registry (and above B's lease end plus
+#      its drift allowance: 104_fleet_ride_through.pl).
 use strict;
 use warnings;
 

@@ -10,6 +10,8 @@
 #      their validity ends (never past it), then refuse with IR002 at once
 #      (not after idgen.lease_wait), and issue again once the registry's
 #      incarnation hold has ended.
+#   2b. The registry refuses the nodes for longer than the TTL, without a
+#      restart (pg_hba.conf): no hold, they issue again once it lets them in.
 #   3. Node B is killed: node C, pinned to B's block, starts above B's
 #      lease end plus B's drift allowance, as the registry's rows say.
 #   4. The failover hole: a registry standby that lacks a grant its
@@ -178,6 +180,54 @@ FROM drawn WHERE run = 2});
 		'0', "$name: IDs ascend across the outage");
 	like(q1($n, 'SELECT max(took) < interval \'1 s\' FROM drawn WHERE run = 2 AND id IS NOT NULL'),
 		qr/^t$/, "$name: no call waited long for an ID");
+}
+
+
+# --- 2b. the same outage without a restart: the registry refuses the nodes ---
+#
+# No new incarnation, so no hold: the nodes lease again as soon as the
+# registry lets them in.
+
+sub hba_reject
+{
+	my ($on) = @_;
+	my $f = $registry->data_dir . '/pg_hba.conf';
+	my $hba = slurp_file($f);
+	$hba =~ s/^host all all 127\.0\.0\.1\/32 reject\n//m;
+	$hba = "host all all 127.0.0.1/32 reject\n" . $hba if $on;
+	open my $fh, '>', $f or die $!;
+	print $fh $hba;
+	close $fh;
+	$registry->reload;
+}
+
+$bg = start_draw(30, 3);
+sleep 2;
+$t_stop = time();
+hba_reject(1);
+q1($registry, q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+WHERE application_name = 'idgen lease worker' AND client_addr IS NOT NULL});
+sleep $ttl_s + 3;
+$t_back = time();
+hba_reject(0);
+for my $n ($na, $nb)
+{
+	ok(wait_state($n), $n->name . ': active again after the registry let it in');
+}
+$sum = finish_draw($bg);
+note "run 3: $_: $sum->{$_}" for sort keys %$sum;
+for my $n ($na, $nb)
+{
+	my $name = $n->name;
+	my ($n_refused, $resumed) = split /\|/, q1($n, qq{
+SELECT count(*) FILTER (WHERE sqlstate IS NOT NULL),
+       extract(epoch FROM min(at) FILTER (WHERE id IS NOT NULL AND at > to_timestamp($t_back)))
+FROM drawn WHERE run = 3});
+	note sprintf "$name: resumed %.2f s after the registry let it in", $resumed - $t_back;
+	cmp_ok($n_refused, '>', 0, "$name: refused once its lease had run out");
+	ok(defined $resumed && $resumed ne '', "$name: issued again once the registry answered");
+	is(q1($n, 'SELECT count(*) FROM (SELECT id < lag(id) OVER (ORDER BY n) AS back FROM drawn WHERE id IS NOT NULL) AS s WHERE back'),
+		'0', "$name: IDs ascend across it");
 }
 
 my %seen;
