@@ -15,7 +15,9 @@
 #      renew; then the leader is killed (kill -9 of Patroni, postmaster and
 #      children) and the walreceiver too, with the WAL it had not read yet
 #      (its replica restarts).  Patroni promotes the standby, the only one,
-#      which lacks whatever the leader committed without it.  Node D, pinned to the block C was granted (if C was
+#      which lacks whatever the leader committed without it.  Asserted: a
+#      grant node C was told of is on the promoted standby (with lease
+#      protocol v2 the grant waits for the standby, so C is told nothing).  Node D, pinned to the block C was granted (if C was
 #      told it had one), asks the new leader.  What happens is recorded
 #      (was C told it held a block, did D get that block, and when); the
 #      assertion is that no block went to two holders at once.
@@ -157,6 +159,19 @@ ok($reg->sample_until(sub { ($reg->leader // '') eq $standby }, 120),
 	"lagging: Patroni promoted $standby, the standby that had fallen behind");
 ok($reg->wait_leader(60), "lagging: $standby takes writes");
 note sprintf 'lagging: %s leads %.1f s after the kill', $standby, time() - $t_kill;
+# a grant a node was told of is on the standby Patroni promoted (with
+# synchronous_mode the grant waited for it), or no node was told of one
+if ($c_active)
+{
+	is( $reg->leader_sql(
+			"SELECT count(*) > 0 FROM idgen.worker_lease WHERE owner = '$sc->{owner}'"
+			  . " AND generation >= $sc->{generation}"),
+		't', "lagging: the grant node_c was told of is on $standby");
+}
+else
+{
+	pass('lagging: node_c was told of no grant while the standby confirmed nothing');
+}
 
 # node D pinned to node C's block (if C had one): whether and when it gets
 # it is what the registry decides (it may be held by a holder the new leader
