@@ -26,6 +26,12 @@
 # and the lease protocol cost, not how a fleet of separate machines scales.
 set -euo pipefail
 
+# `bench/fleet.sh patroni`: a fleet on a Patroni registry instead (commits per
+# node, issuing through a registry outage); see bench/fleet_patroni.sh
+if [ "${1:-}" = patroni ]; then
+	exec "$(dirname "$0")/fleet_patroni.sh"
+fi
+
 here=$(cd "$(dirname "$0")" && pwd)
 out=$here/out
 PG_CONFIG=${PG_CONFIG:-$(command -v /usr/lib/postgresql/15/bin/pg_config || command -v pg_config)}

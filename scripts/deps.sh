@@ -17,6 +17,7 @@ packages=(
 	prometheus-postgres-exporter prometheus
 	debhelper postgresql-server-dev-all dpkg-dev
 	libmicrohttpd-dev libpq-dev wrk openssl curl
+	patroni python3-etcd etcd-server etcd-client
 )
 
 # node-postgres round trips need node and npm; use the machine's if it has them
