@@ -68,7 +68,7 @@ endif
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 
-.PHONY: deps demo test unit fuzz bench sanitize
+.PHONY: deps demo test unit fuzz bench sanitize model
 
 deps:
 	@scripts/deps.sh
@@ -88,6 +88,10 @@ unit:
 
 fuzz:
 	$(MAKE) -C test/fuzz run
+
+# the lease protocol model src/lease.pml, checked exhaustively with SPIN
+model:
+	scripts/model_check.sh
 
 bench: deps
 	$(MAKE) all

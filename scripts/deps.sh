@@ -11,6 +11,7 @@ packages=(
 	libfaketime faketime
 	python3-psycopg2
 	gnuplot-nox
+	spin
 )
 
 # node-postgres round trips need node and npm; use the machine's if it has them
