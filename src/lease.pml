@@ -2,11 +2,11 @@
  * lease.pml - the lease protocol as a Promela model, for SPIN
  *
  * scripts/model_check.sh checks it exhaustively in `make test` (`make
- * model` alone): V2 (the protocol being built, DESIGN13 R1-R8 with the
- * fixes below) must pass, V1 (src/lease.c and sql/idgen.sql today) and V2
- * with R7's renewal rule as written must fail, which shows the model can
- * fail.  docs/fleets.md "The model" explains it.  Change this file together
- * with the code it models:
+ * model` alone): V2 (the protocol being built, DESIGN13 R1-R8, with the fix
+ * of RENEWABLE below) must pass, V1 (src/lease.c and sql/idgen.sql today)
+ * and V2 with R7's renewal rule as written must fail, which shows the model
+ * can fail.  docs/fleets.md "The model" explains it.  Change this file
+ * together with the code it models:
  *
  *   here                       there
  *   -------------------------  ----------------------------------------------
@@ -72,8 +72,17 @@
  *
  * Properties:
  *   P1  no block held by two issuers with overlapping validity (real time)
- *   P2  no (block, ms, counter) issued twice
+ *   P2  no (block, ms, counter) issued twice.  Checked in the stronger form
+ *       the protocol promises, which needs no record of issued IDs: an ID
+ *       lies above every ID another issuer issued on the block before (a
+ *       successor starts above its predecessors).  -DP2_EXACT checks the
+ *       plain form instead, with a witness ID chosen lazily.
  *   P3  an issuer's IDs never go backwards (also across its restarts)
+ *
+ * The state space is kept small: one registry event (restart, failover or
+ * restore) and one copy of the registry's data per run; the runs of
+ * scripts/model_check.sh split node crashes and clock steps from registry
+ * events, and use TTL = 3 ticks over 6 or 7 ticks of time.
  */
 
 #if !defined(V1) && !defined(V2)
