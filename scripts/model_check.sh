@@ -74,16 +74,24 @@ run() {
 }
 
 small="-DTTL=3"
-# V2: registry restart and failover to an asynchronous standby, clean releases
-run v2-failover pass -DV2 $small -DTMAX=7 -DNODE_CRASHES=0 -DCLOCK_STEPS=0
+quiet="-DNODE_CRASHES=0 -DCLOCK_STEPS=0"
+# V2: registry restart and failover to an asynchronous standby
+run v2-failover pass -DV2 $small -DTMAX=7 $quiet -DRELEASES=0
+# V2: the same with clean releases (the ceiling as high_water)
+run v2-failover-release pass -DV2 $small -DTMAX=6 $quiet
 # V2: a synchronous standby (R6) and a restore from a backup
-run v2-sync-restore pass -DV2 $small -DTMAX=7 -DSYNC -DRESTORE -DNODE_CRASHES=0 -DCLOCK_STEPS=0 -DRELEASES=0
+run v2-sync-restore pass -DV2 $small -DTMAX=7 -DSYNC -DRESTORE $quiet -DRELEASES=0
 # V2: node crashes, clock steps back and ahead, releases
 run v2-node-clock pass -DV2 $small -DTMAX=6 -DREG_EVENTS=0
+# V2: a new primary's clock 3 ticks behind the old one's, with the
+# registry clock allowance in the renewal rule and R7's floor
+run v2-registry-clock pass -DV2 $small -DTMAX=7 -DRSKEW=3 -DFIXRSKEW $quiet -DRELEASES=0
 # V1: today's protocol has the failover hole: duplicates (P2, exact)
-run v1-failover fail -DV1 $small -DTMAX=7 -DNODE_CRASHES=0 -DCLOCK_STEPS=0 -DP2_EXACT
+run v1-failover fail -DV1 $small -DTMAX=7 $quiet -DP2_EXACT
 # V2 with R7's renewal rule as written: an expired holder revived
-run v2-r7-as-written fail -DV2 -DR7_AS_WRITTEN $small -DTMAX=7 -DNODE_CRASHES=0 -DCLOCK_STEPS=0
+run v2-r7-as-written fail -DV2 -DR7_AS_WRITTEN $small -DTMAX=7 $quiet
+# V2 without the registry clock allowance: the same, by a clock behind
+run v2-registry-clock-unfixed fail -DV2 $small -DTMAX=7 -DRSKEW=3 $quiet -DRELEASES=0
 
 if [ "$failed" -gt 0 ]; then
 	echo "model check: $failed run(s) failed"

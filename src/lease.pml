@@ -52,7 +52,9 @@
  * standby, R6; V1 commits with synchronous_commit = local, so its standby
  * may lack any grant); RESTORE (V2: the registry may also be restored from
  * a backup); R7_AS_WRITTEN (V2 with DESIGN13's renewal rule, unsafe);
- * RSKEW=n with or without FIXRSKEW (registry clocks that disagree).
+ * RSKEW=n with or without FIXRSKEW (registry clocks that disagree; the
+ * allowance in the renewal rule and in R7's floor, FIXRSKEW_RENEW_ONLY: in
+ * the renewal rule only, unsafe); OFFSETS (node clocks apart from the start).
  *
  * Abstractions: real time is the integer t_now, the monotonic clock of a
  * node is t_now (its rate error is what MARGIN covers); one block of workers,
@@ -216,7 +218,8 @@ inline note_incarnation()
 #endif
 }
 
-#ifdef FIXRSKEW
+/* R7's floor; FIXRSKEW_RENEW_ONLY leaves the allowance out of it (unsafe) */
+#if defined(FIXRSKEW) && !defined(FIXRSKEW_RENEW_ONLY)
 #define R7_FLOOR (P.since + HOLD + RSKEW)
 #else
 #define R7_FLOOR (P.since + HOLD)
