@@ -83,7 +83,7 @@ gateway-install: gateway
 gateway-clean:
 	$(MAKE) -C gateway clean
 
-.PHONY: deps demo test unit fuzz bench sanitize
+.PHONY: deps demo test unit fuzz bench sanitize model
 
 deps:
 	@scripts/deps.sh
@@ -103,6 +103,10 @@ unit:
 
 fuzz:
 	$(MAKE) -C test/fuzz run
+
+# the lease protocol model src/lease.pml, checked exhaustively with SPIN
+model:
+	scripts/model_check.sh
 
 bench: deps
 	$(MAKE) all

@@ -18,6 +18,7 @@ packages=(
 	debhelper postgresql-server-dev-all dpkg-dev
 	libmicrohttpd-dev libpq-dev wrk openssl curl
 	patroni python3-etcd etcd-server etcd-client
+	spin
 )
 
 # node-postgres round trips need node and npm; use the machine's if it has them

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Check the lease protocol model src/lease.pml exhaustively with SPIN.
+#
+# The V2 runs (the protocol being built, with the model's fixes) must end
+# with "errors: 0"; the V1 run (today's protocol) and the V2 run with R7's
+# renewal rule as DESIGN13 wrote it must find an error, which shows the
+# model can fail.  Each run is a separate configuration, small enough for an
+# exhaustive search in seconds.  Works as root or not, in a temp dir.
+#   scripts/model_check.sh          all runs
+#   scripts/model_check.sh -v       also print each counterexample's summary
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+model=$root/src/lease.pml
+verbose=0
+[ "${1:-}" = "-v" ] && verbose=1
+
+if ! command -v spin >/dev/null 2>&1; then
+	echo "model check: spin is not installed (Debian package spin; scripts/deps.sh installs it)" >&2
+	exit 1
+fi
+cc=${CC:-gcc}
+
+work=$(mktemp -d /tmp/idgen-model.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cp "$model" "$work/lease.pml"
+
+failed=0
+
+# run NAME EXPECT(pass|fail) -D...: one exhaustive search
+run() {
+	local name=$1 expect=$2
+	shift 2
+	local dir=$work/$name out errors states depth secs
+	mkdir -p "$dir"
+	cp "$work/lease.pml" "$dir/"
+	if ! (cd "$dir" && spin -a "$@" lease.pml >spin.out 2>&1); then
+		echo "  $name: spin -a failed"; cat "$dir/spin.out"; failed=$((failed + 1)); return
+	fi
+	if ! (cd "$dir" && "$cc" -O2 -w -DSAFETY -DCOLLAPSE -o pan pan.c 2>cc.out); then
+		echo "  $name: compiling pan.c failed"; cat "$dir/cc.out"; failed=$((failed + 1)); return
+	fi
+	(cd "$dir" && ./pan -m400000 >pan.out 2>&1)
+	out=$dir/pan.out
+	errors=$(sed -n 's/.*errors: \([0-9][0-9]*\).*/\1/p' "$out" | tail -1)
+	states=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' "$out" | tail -1)
+	depth=$(sed -n 's/.*depth reached \([0-9]*\).*/\1/p' "$out" | tail -1)
+	secs=$(sed -n 's/^pan: elapsed time \([0-9.]*\).*/\1/p' "$out" | tail -1)
+	if [ -z "$errors" ]; then
+		echo "  $name: no result from pan"; tail -20 "$out"; failed=$((failed + 1)); return
+	fi
+	if grep -q "max search depth too small" "$out"; then
+		echo "  $name: search depth too small, the search was not exhaustive"; failed=$((failed + 1)); return
+	fi
+	if [ "$expect" = pass ]; then
+		if [ "$errors" -eq 0 ]; then
+			echo "  $name: ok, errors: 0, $states states, depth $depth, ${secs}s"
+		else
+			echo "  $name: FAILED, errors: $errors (a counterexample:)"
+			(cd "$dir" && spin -t "$@" lease.pml 2>&1 | grep -E '^ *t=|assertion' | sed 's/^ *//' | tail -25)
+			failed=$((failed + 1))
+		fi
+	else
+		if [ "$errors" -gt 0 ]; then
+			echo "  $name: ok, SPIN finds the error it must (errors: $errors, after $states states)"
+			if [ "$verbose" -eq 1 ]; then
+				(cd "$dir" && spin -t "$@" lease.pml 2>&1 | grep -E '^ *t=|assertion' | sed 's/^ *//' | grep -v 'granted 0' | tail -25)
+			fi
+		else
+			echo "  $name: FAILED, SPIN found no error where it must ($states states): the model cannot fail"
+			failed=$((failed + 1))
+		fi
+	fi
+}
+
+small="-DTTL=3"
+quiet="-DNODE_CRASHES=0 -DCLOCK_STEPS=0"
+# V2: registry restart and failover to an asynchronous standby
+run v2-failover pass -DV2 $small -DTMAX=7 $quiet -DRELEASES=0
+# V2: the same with clean releases (the ceiling as high_water)
+run v2-failover-release pass -DV2 $small -DTMAX=6 $quiet
+# V2: a synchronous standby (R6) and a restore from a backup
+run v2-sync-restore pass -DV2 $small -DTMAX=7 -DSYNC -DRESTORE $quiet -DRELEASES=0
+# V2: node crashes, clock steps back and ahead, releases
+run v2-node-clock pass -DV2 $small -DTMAX=6 -DREG_EVENTS=0
+# V2: a new primary's clock 3 ticks behind the old one's, with the
+# registry clock allowance in the renewal rule and R7's floor
+run v2-registry-clock pass -DV2 $small -DTMAX=7 -DRSKEW=3 -DFIXRSKEW $quiet -DRELEASES=0
+# V1: today's protocol has the failover hole: duplicates (P2, exact)
+run v1-failover fail -DV1 $small -DTMAX=7 $quiet -DP2_EXACT
+# V2 with R7's renewal rule as written: an expired holder revived
+run v2-r7-as-written fail -DV2 -DR7_AS_WRITTEN $small -DTMAX=7 $quiet
+# V2 without the registry clock allowance: the same, by a clock behind
+run v2-registry-clock-unfixed fail -DV2 $small -DTMAX=7 -DRSKEW=3 $quiet -DRELEASES=0
+
+if [ "$failed" -gt 0 ]; then
+	echo "model check: $failed run(s) failed"
+	exit 1
+fi
+echo "model check: all runs as expected"
