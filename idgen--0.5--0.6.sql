@@ -172,7 +172,20 @@ REVOKE ALL ON FUNCTION idgen.running_incarnation() FROM PUBLIC;
  * but its own node (no remote or outside row) holds nothing: a single
  * instance does not stop its own node for a hold at every restart.
  */
-CREATE FUNCTION idgen.registry_incarnation_check(OUT incarnation text, OUT hold_until timestamptz)
+-- how far apart the clocks of the registry's members may be (the registry's
+-- idgen.max_skew, 0 if it turns the check off): after a failover or a
+-- restore the registry's clock may run that much behind the one that
+-- granted, so expiries it judges and holds it keeps allow for it
+CREATE FUNCTION idgen.registry_clock_allowance() RETURNS interval
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS
+$$
+SELECT coalesce(nullif(current_setting('idgen.max_skew', true), '')::interval, interval '1 s')
+$$;
+COMMENT ON FUNCTION idgen.registry_clock_allowance() IS 'how far the clocks of the registry''s members may differ: its idgen.max_skew';
+REVOKE ALL ON FUNCTION idgen.registry_clock_allowance() FROM PUBLIC;
+
+CREATE FUNCTION idgen.registry_incarnation_check(p_local boolean DEFAULT false,
+    OUT incarnation text, OUT hold_until timestamptz)
     LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
@@ -215,7 +228,7 @@ BEGIN
         END IF;
     END IF;
     IF v_since IS NULL
-       OR (v_restart AND NOT EXISTS (SELECT 1 FROM idgen.worker_lease AS l
+       OR (p_local AND v_restart AND NOT EXISTS (SELECT 1 FROM idgen.worker_lease AS l
                                      WHERE l.remote OR (l.node_sysid IS NULL AND l.generation > 0))) THEN
         hold_until := '-infinity';
         RETURN;
@@ -226,11 +239,12 @@ BEGIN
            + coalesce(max(l.drift_allowance), interval '0')
       INTO v_hold
     FROM idgen.worker_lease AS l;
-    hold_until := v_since + v_hold;
+    -- the registry's clock may now run behind the one that granted
+    hold_until := v_since + v_hold + idgen.registry_clock_allowance();
 END
 $$;
-COMMENT ON FUNCTION idgen.registry_incarnation_check() IS 'the running registry incarnation, recorded when it changed, and until when no block may be granted';
-REVOKE ALL ON FUNCTION idgen.registry_incarnation_check() FROM PUBLIC;
+COMMENT ON FUNCTION idgen.registry_incarnation_check(boolean) IS 'the running registry incarnation, recorded when it changed, and until when no block may be granted (to the local node, p_local, none after a plain restart of a registry that never held a remote or outside lease)';
+REVOKE ALL ON FUNCTION idgen.registry_incarnation_check(boolean) FROM PUBLIC;
 
 -- how far a holder's IDs may lie past the registry's clock (R4)
 CREATE FUNCTION idgen.drift_allowance(max_drift interval, max_skew interval, ttl interval)
@@ -349,7 +363,7 @@ BEGIN
     v_now := idgen.clock();
     registry_clock := v_now;
     SELECT c.incarnation, c.hold_until INTO incarnation, hold_until
-    FROM idgen.registry_incarnation_check() AS c;
+    FROM idgen.registry_incarnation_check(NOT p_remote) AS c;
     IF hold_until > v_now THEN
         first_worker := -2;
         RETURN;
@@ -506,7 +520,11 @@ BEGIN
                                ELSE greatest(l.drift_allowance, p_drift_allowance) END
     WHERE l.region = p_region AND l.worker >= p_first_worker
       AND l.worker < p_first_worker + p_block
-      AND l.owner = p_owner AND l.generation = p_generation;
+      AND l.owner = p_owner AND l.generation = p_generation
+      -- an expired lease is never brought back: after a failover or a
+      -- restore the block may have been granted again by the registry
+      -- that was lost, so its holder leases anew, under the hold
+      AND l.lease_until > v_now + idgen.registry_clock_allowance();
     GET DIAGNOSTICS n = ROW_COUNT;
 
     IF n = p_block THEN
@@ -526,6 +544,10 @@ BEGIN
       AND l.worker < p_first_worker + p_block
       AND (l.owner IS DISTINCT FROM p_owner OR l.generation <> p_generation)
     ORDER BY l.worker LIMIT 1;
+    -- every row still ours, but its lease over here: generation -1 says so
+    IF NOT FOUND THEN
+        other_generation := -1;
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION idgen.renew_node_lease(text, integer, integer, integer, bigint, timestamptz, interval, timestamptz, text, bigint, interval) IS 'renew a node''s block, raise its high-water mark, record its heartbeat and drift allowance (background worker only)';
@@ -772,3 +794,39 @@ CREATE FUNCTION @extschema@.idgen_status(
     OUT registry_incarnation text, OUT last_registry_answer timestamptz)
     AS 'MODULE_PATHNAME', 'idgen_status' LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.idgen_status() IS 'this node''s generator: state and why, lease, logical vs wall clock, counters, registry, its incarnation and last answer, and clock skew';
+
+-- ---------------------------------------------------------------------
+-- An outside lease is renewed only while it runs by the registry's clock,
+-- less what that clock may lag the one that granted it (a failover, a
+-- restore): as for nodes, an expired lease is never brought back
+-- ---------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION @extschema@.idgen_renew_worker(region integer, worker integer, generation bigint)
+    RETURNS timestamptz
+    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$
+DECLARE
+    now timestamptz := idgen.clock();
+    until timestamptz;
+BEGIN
+    PERFORM idgen.require_registry();
+    UPDATE idgen.worker_lease AS x
+    SET lease_until = idgen.outside_lease_end(now, x.ttl),
+        high_water = greatest(x.high_water, idgen.outside_lease_end(now, x.ttl)),
+        renewed_at = now
+    WHERE x.region = idgen_renew_worker.region AND x.worker = idgen_renew_worker.worker
+      AND x.generation = idgen_renew_worker.generation
+      AND x.owner IS NOT NULL AND x.node_sysid IS NULL
+      AND x.lease_until > now + idgen.registry_clock_allowance()
+    RETURNING x.lease_until INTO until;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'worker % of region % is not leased at generation %',
+                        worker, region, generation
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'The lease expired, was released, or was fenced; the holder must stop issuing IDs.',
+                  HINT = 'Lease a worker again with idgen_lease_worker().';
+    END IF;
+    RETURN until;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.idgen_renew_worker(integer, integer, bigint) IS 'renew an outside generator''s lease; fails once fenced or expired';

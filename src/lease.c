@@ -562,6 +562,27 @@ lease_renew(IdgenWorker *w)
 		}
 
 		/*
+		 * Every row still ours, but the registry holds the lease as over
+		 * (generation -1): it lost renewals (a failover, a restore) or its
+		 * clock runs ahead of the one that granted.  It may have granted the
+		 * block again before it lost that too, so the lease is not brought
+		 * back: stop, and lease anew under the registry's hold.
+		 */
+		if (other == NULL && other_gen == -1)
+		{
+			snprintf(reason, sizeof(reason),
+					 "the registry holds the lease of workers %d-%d of region %d (generation %lld) as expired",
+					 w->lease.first_worker, w->lease.first_worker + w->worker_count - 1,
+					 w->region, (long long) w->lease.generation);
+			registry_commit();
+			idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, reason);
+			w->have_lease = false;
+			ereport(LOG, (errmsg("idgen: %s; leasing anew", reason)));
+			audit_queue(w, "lease_lost", reason);
+			return;
+		}
+
+		/*
 		 * Taken by another holder after our lease ended: nothing overlapped
 		 * (we stopped before it ended, the registry let go only after), we
 		 * lost the lease and lease anew.
