@@ -33,7 +33,7 @@ gw_epochs_from_rows(IdgenEpochList *list, const IdgenEpoch *rows, int nrows,
 			const IdgenEpoch *first = &list->epochs[0];
 
 			if (e->version != 1 || e->start_unix_ms != first->start_unix_ms ||
-				e->layout.epoch_unix_ms != first->layout.epoch_unix_ms ||
+				e->layout.origin_unix_ms != first->layout.origin_unix_ms ||
 				e->layout.region_bits != first->layout.region_bits ||
 				e->layout.worker_bits != first->layout.worker_bits ||
 				e->layout.seq_bits != first->layout.seq_bits)
@@ -65,10 +65,10 @@ gw_decode(const IdgenEpochList *list, const GwId *id, GwDecoded *out)
 
 		idgen_layout_decompose(&e->layout, (uint64_t) id->v64, &fields);
 		/* a leased range's ID: no time, node or sequence; epoch 0 says so */
-		if (fields.ms + e->layout.epoch_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
+		if (fields.ms + e->layout.origin_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
 			return;
 		out->has_ts = 1;
-		out->unix_ms = fields.ms + e->layout.epoch_unix_ms;
+		out->unix_ms = fields.ms + e->layout.origin_unix_ms;
 		out->has_node = 1;
 		out->region = fields.region;
 		out->worker = fields.worker;

@@ -424,8 +424,8 @@ setup_epoch(int64_t now)
 		start = g.floor_unix_ms;
 	if (start < e->start_unix_ms)
 		start = e->start_unix_ms;
-	if (start < e->layout.epoch_unix_ms + 1)
-		start = e->layout.epoch_unix_ms + 1;
+	if (start < e->layout.origin_unix_ms + 1)
+		start = e->layout.origin_unix_ms + 1;
 	if (g.lease.region >= (1 << e->layout.region_bits))
 		return "the leased region does not fit the layout in force";
 	for (i = 0; i < g.lease.count; i++)
@@ -434,7 +434,7 @@ setup_epoch(int64_t now)
 	g.layout = e->layout;
 	g.version = e->version;
 	g.counter_bits = e->layout.seq_bits + g.worker_index_bits;
-	g.last_tick = ((uint64_t) (start - e->layout.epoch_unix_ms) << g.counter_bits) - 1;
+	g.last_tick = ((uint64_t) (start - e->layout.origin_unix_ms) << g.counter_bits) - 1;
 	g.next_switch_unix_ms = next ? next->start_unix_ms : INT64_MAX;
 	return NULL;
 }
@@ -505,7 +505,7 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 				goto refuse;
 			}
 		}
-		if (now - g.layout.epoch_unix_ms > idgen_layout_max_ms(&g.layout))
+		if (now - g.layout.origin_unix_ms > idgen_layout_max_ms(&g.layout))
 		{
 			snprintf(reason, reason_len, "layout epoch %d's time field has run out (its horizon has passed)",
 					 g.version);
@@ -519,16 +519,16 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 			limit = g.mark_unix_ms;
 		if (g.next_switch_unix_ms != INT64_MAX && g.next_switch_unix_ms - 1 < limit)
 			limit = g.next_switch_unix_ms - 1;
-		if (g.layout.epoch_unix_ms + idgen_layout_max_ms(&g.layout) < limit)
-			limit = g.layout.epoch_unix_ms + idgen_layout_max_ms(&g.layout);
+		if (g.layout.origin_unix_ms + idgen_layout_max_ms(&g.layout) < limit)
+			limit = g.layout.origin_unix_ms + idgen_layout_max_ms(&g.layout);
 
-		r = idgen_tick_reserve(g.last_tick, now - g.layout.epoch_unix_ms,
+		r = idgen_tick_reserve(g.last_tick, now - g.layout.origin_unix_ms,
 							   g.counter_bits, count, g.max_drift_ms,
-							   limit - g.layout.epoch_unix_ms, &res);
+							   limit - g.layout.origin_unix_ms, &res);
 		if (r == IDGEN_TICK_OK)
 		{
 			g.last_tick = res.last;
-			g.last_unix_ms = (int64_t) (res.last >> g.counter_bits) + g.layout.epoch_unix_ms;
+			g.last_unix_ms = (int64_t) (res.last >> g.counter_bits) + g.layout.origin_unix_ms;
 			batch->first_tick = res.first;
 			batch->count = count;
 			batch->counter_bits = g.counter_bits;
@@ -538,7 +538,7 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 				(g.layout.worker_bits + g.layout.seq_bits);
 			for (i = 0; i < g.lease.count; i++)
 				batch->worker_bits[i] = (uint64_t) g.lease.workers[i] << g.layout.seq_bits;
-			batch->origin_unix_ms = g.layout.epoch_unix_ms;
+			batch->origin_unix_ms = g.layout.origin_unix_ms;
 			batch->epoch_version = g.version;
 			pthread_mutex_unlock(&mu);
 			return GW_OK;
@@ -561,13 +561,13 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 					int64_t		fits = idgen_tick_fits_at(g.last_tick, g.counter_bits,
 														  count, g.max_drift_ms);
 
-					wait_ms = fits - (now - g.layout.epoch_unix_ms);
+					wait_ms = fits - (now - g.layout.origin_unix_ms);
 					if (wait_ms > GW_WAIT_MAX_MS)
 					{
 						snprintf(reason, reason_len,
 								 "the system clock is %lld ms behind the IDs already issued; IDs run at most idgen.max_drift (%lld ms) ahead of the clock",
 								 (long long) ((int64_t) (g.last_tick >> g.counter_bits) -
-											  (now - g.layout.epoch_unix_ms)),
+											  (now - g.layout.origin_unix_ms)),
 								 (long long) g.max_drift_ms);
 						refusal = GW_CLOCK_BEHIND;
 						*retry_after_s = ceil_seconds(wait_ms);
@@ -575,10 +575,10 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 				}
 				break;
 			case IDGEN_TICK_LIMIT:
-				end_ms = idgen_tick_end_ms(g.last_tick, now - g.layout.epoch_unix_ms,
+				end_ms = idgen_tick_end_ms(g.last_tick, now - g.layout.origin_unix_ms,
 										   g.counter_bits, count);
-				end_ms = end_ms == INT64_MAX ? INT64_MAX : end_ms + g.layout.epoch_unix_ms;
-				if (end_ms > g.layout.epoch_unix_ms + idgen_layout_max_ms(&g.layout))
+				end_ms = end_ms == INT64_MAX ? INT64_MAX : end_ms + g.layout.origin_unix_ms;
+				if (end_ms > g.layout.origin_unix_ms + idgen_layout_max_ms(&g.layout))
 				{
 					snprintf(reason, reason_len, "these IDs would pass layout epoch %d's horizon",
 							 g.version);

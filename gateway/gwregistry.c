@@ -159,7 +159,7 @@ load_epochs(IdgenEpochList *list, char *err, size_t err_len)
 	{
 		rows[i].version = atoi(PQgetvalue(res, i, 0));
 		rows[i].start_unix_ms = value_ms(res, i, 1);
-		rows[i].layout.epoch_unix_ms = value_ms(res, i, 2);
+		rows[i].layout.origin_unix_ms = value_ms(res, i, 2);
 		rows[i].layout.region_bits = atoi(PQgetvalue(res, i, 3));
 		rows[i].layout.worker_bits = atoi(PQgetvalue(res, i, 4));
 		rows[i].layout.seq_bits = atoi(PQgetvalue(res, i, 5));

@@ -217,7 +217,7 @@ read_epochs(const char *conninfo, IdgenEpochList *list)
 		memset(&rows[i], 0, sizeof(rows[i]));
 		rows[i].version = (int) v[0];
 		rows[i].start_unix_ms = v[1];
-		rows[i].layout.epoch_unix_ms = v[2];
+		rows[i].layout.origin_unix_ms = v[2];
 		rows[i].layout.region_bits = (int) v[3];
 		rows[i].layout.worker_bits = (int) v[4];
 		rows[i].layout.seq_bits = (int) v[5];

@@ -37,7 +37,7 @@ layout_at(TimestampTz ts, int64 *ms)
 		return &e->layout;
 	}
 	e = idgen_epochs_at(list, idgen_timestamptz_to_unix_ms(ts));
-	*ms = idgen_timestamptz_to_unix_ms(ts) - e->layout.epoch_unix_ms;
+	*ms = idgen_timestamptz_to_unix_ms(ts) - e->layout.origin_unix_ms;
 	return &e->layout;
 }
 
@@ -68,7 +68,7 @@ idgen_decode(PG_FUNCTION_ARGS)
 	tupdesc = BlessTupleDesc(tupdesc);
 
 	e = idgen_decode_id(id, &fields);
-	if (fields.ms + e->layout.epoch_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
+	if (fields.ms + e->layout.origin_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
 	{
 		/* a leased range's ID: no time, node or sequence; epoch 0 says so */
 		nulls[0] = nulls[1] = nulls[2] = nulls[3] = true;
@@ -77,7 +77,7 @@ idgen_decode(PG_FUNCTION_ARGS)
 	else
 	{
 		values[0] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(fields.ms +
-																	  e->layout.epoch_unix_ms));
+																	  e->layout.origin_unix_ms));
 		values[1] = Int32GetDatum((int32) fields.region);
 		values[2] = Int32GetDatum((int32) fields.worker);
 		values[3] = Int32GetDatum((int32) fields.seq);
@@ -98,10 +98,10 @@ idgen_timestamp(PG_FUNCTION_ARGS)
 
 	e = idgen_decode_id(id, &fields);
 	/* a leased range's ID carries no time */
-	if (fields.ms + e->layout.epoch_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
+	if (fields.ms + e->layout.origin_unix_ms < IDGEN_RANGE_SPACE_END_UNIX_MS)
 		PG_RETURN_NULL();
 	PG_RETURN_TIMESTAMPTZ(idgen_unix_ms_to_timestamptz(fields.ms +
-													   e->layout.epoch_unix_ms));
+													   e->layout.origin_unix_ms));
 }
 
 /* idgen_min_at(ts): lowest ID any node can issue in ts's millisecond */
@@ -143,12 +143,12 @@ idgen_default_layout(PG_FUNCTION_ARGS)
 	tupdesc = BlessTupleDesc(tupdesc);
 
 	idgen_layout_default(&layout);
-	values[0] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(layout.epoch_unix_ms));
+	values[0] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(layout.origin_unix_ms));
 	values[1] = Int32GetDatum(idgen_layout_time_bits(&layout));
 	values[2] = Int32GetDatum(layout.region_bits);
 	values[3] = Int32GetDatum(layout.worker_bits);
 	values[4] = Int32GetDatum(layout.seq_bits);
-	values[5] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(layout.epoch_unix_ms +
+	values[5] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(layout.origin_unix_ms +
 																 idgen_layout_max_ms(&layout) + 1));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -162,5 +162,5 @@ idgen_range_space_end(PG_FUNCTION_ARGS)
 
 	idgen_layout_default(&layout);
 	PG_RETURN_INT64((int64) idgen_layout_min_at(&layout,
-												IDGEN_RANGE_SPACE_END_UNIX_MS - layout.epoch_unix_ms));
+												IDGEN_RANGE_SPACE_END_UNIX_MS - layout.origin_unix_ms));
 }

@@ -82,7 +82,7 @@ idgen_epochs_from_rows(IdgenEpochList *list, const IdgenEpoch *rows, int nrows)
 			const IdgenEpoch *first = &list->epochs[0];
 
 			if (e->version != 1 || e->start_unix_ms != first->start_unix_ms ||
-				e->layout.epoch_unix_ms != first->layout.epoch_unix_ms ||
+				e->layout.origin_unix_ms != first->layout.origin_unix_ms ||
 				e->layout.region_bits != first->layout.region_bits ||
 				e->layout.worker_bits != first->layout.worker_bits ||
 				e->layout.seq_bits != first->layout.seq_bits)
@@ -124,7 +124,7 @@ idgen_epochs_read_spi(IdgenEpochList *list)
 		rows[i].version = DatumGetInt32(epoch_column(tup, desc, 1));
 		rows[i].start_unix_ms =
 			idgen_timestamptz_to_unix_ms(DatumGetTimestampTz(epoch_column(tup, desc, 2)));
-		rows[i].layout.epoch_unix_ms =
+		rows[i].layout.origin_unix_ms =
 			idgen_timestamptz_to_unix_ms(DatumGetTimestampTz(epoch_column(tup, desc, 3)));
 		rows[i].layout.region_bits = DatumGetInt32(epoch_column(tup, desc, 4));
 		rows[i].layout.worker_bits = DatumGetInt32(epoch_column(tup, desc, 5));
@@ -242,7 +242,7 @@ idgen_plan_layout(PG_FUNCTION_ARGS)
 				 errhint("See idgen.epoch for the layouts so far.")));
 
 	values[0] = Int32GetDatum(next.version);
-	values[1] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(next.layout.epoch_unix_ms));
+	values[1] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(next.layout.origin_unix_ms));
 	values[2] = Int32GetDatum(idgen_layout_time_bits(&next.layout));
 	values[3] = TimestampTzGetDatum(idgen_unix_ms_to_timestamptz(idgen_epoch_horizon_unix_ms(&next)));
 	values[4] = Int64GetDatum((int64) next.boundary);

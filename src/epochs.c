@@ -15,7 +15,7 @@ idgen_epochs_init(IdgenEpochList *list)
 	list->count = 1;
 	first->version = 1;
 	idgen_layout_default(&first->layout);
-	first->start_unix_ms = first->layout.epoch_unix_ms;
+	first->start_unix_ms = first->layout.origin_unix_ms;
 	first->boundary = 0;
 }
 
@@ -32,7 +32,7 @@ place_after(const IdgenEpoch *prev, int64_t start_unix_ms,
 	int			shift = idgen_layout_time_shift(shape);
 
 	max_old = idgen_layout_max_at(&prev->layout,
-								  start_unix_ms - 1 - prev->layout.epoch_unix_ms);
+								  start_unix_ms - 1 - prev->layout.origin_unix_ms);
 	/* max_old + 1 <= 2^63, so neither the sum nor the rounding overflows */
 	ms = (max_old + 1 + ((UINT64_C(1) << shift) - 1)) >> shift;
 	if (ms > (uint64_t) idgen_layout_max_ms(shape))
@@ -62,7 +62,7 @@ idgen_epochs_plan(const IdgenEpochList *list, int64_t start_unix_ms,
 	if (start_unix_ms <= prev->start_unix_ms)
 		return "it must apply after the start of the latest layout epoch";
 
-	shape.epoch_unix_ms = 0;
+	shape.origin_unix_ms = 0;
 	shape.region_bits = region_bits;
 	shape.worker_bits = worker_bits;
 	shape.seq_bits = seq_bits;
@@ -75,7 +75,7 @@ idgen_epochs_plan(const IdgenEpochList *list, int64_t start_unix_ms,
 		return problem;
 	if (start_unix_ms - ms < 0)
 		return "its time field would have to start before 1970 to sort above the previous layout's IDs";
-	shape.epoch_unix_ms = start_unix_ms - ms;
+	shape.origin_unix_ms = start_unix_ms - ms;
 	problem = idgen_layout_check(&shape);
 	if (problem != NULL)
 		return problem;
@@ -107,7 +107,7 @@ idgen_epochs_append(IdgenEpochList *list, const IdgenEpoch *epoch)
 		return problem;
 	if (idgen_layout_time_shift(&e.layout) > IDGEN_MAX_NODE_BITS)
 		return "more than 22 bits below the time field";
-	ms = e.start_unix_ms - e.layout.epoch_unix_ms;
+	ms = e.start_unix_ms - e.layout.origin_unix_ms;
 	if (ms < 0 || ms > idgen_layout_max_ms(&e.layout))
 		return "the epoch's start lies outside its own time field";
 	/* the same rule idgen_epochs_plan() placed it by */
@@ -152,7 +152,7 @@ idgen_epochs_compare_ms(const IdgenEpochList *list, uint64_t id)
 	int64_t		ms;
 
 	idgen_layout_decompose(&e->layout, id, &fields);
-	ms = fields.ms + e->layout.epoch_unix_ms;
+	ms = fields.ms + e->layout.origin_unix_ms;
 	if (e < &list->epochs[list->count - 1] && ms >= e[1].start_unix_ms)
 		ms = e[1].start_unix_ms - 1;
 	return ms;
@@ -162,7 +162,7 @@ int64_t
 idgen_epochs_last_id_before(const IdgenEpochList *list, int64_t unix_ms)
 {
 	const IdgenEpoch *e = idgen_epochs_at(list, unix_ms);
-	int64_t		rel = unix_ms - e->layout.epoch_unix_ms;
+	int64_t		rel = unix_ms - e->layout.origin_unix_ms;
 	bool		last = e == &list->epochs[list->count - 1];
 
 	/*

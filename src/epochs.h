@@ -30,7 +30,7 @@ typedef struct IdgenEpoch
 {
 	int			version;		/* 1, 2, ... in order of start */
 	int64_t		start_unix_ms;	/* IDs are issued under it from here on */
-	IdgenLayout layout;			/* layout.epoch_unix_ms: its time field's 0 */
+	IdgenLayout layout;			/* layout.origin_unix_ms: its time field's 0 */
 	uint64_t	boundary;		/* its lowest ID */
 } IdgenEpoch;
 
@@ -96,7 +96,7 @@ extern const IdgenEpoch *idgen_epochs_version(const IdgenEpochList *list,
 static inline int64_t
 idgen_epoch_horizon_unix_ms(const IdgenEpoch *epoch)
 {
-	return epoch->layout.epoch_unix_ms + idgen_layout_max_ms(&epoch->layout) + 1;
+	return epoch->layout.origin_unix_ms + idgen_layout_max_ms(&epoch->layout) + 1;
 }
 
 /*

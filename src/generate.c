@@ -228,7 +228,7 @@ idgen_fill_batch(IdgenBatch *batch, const IdgenConfig *cfg, uint64 first,
 	batch->counter_bits = cfg->counter_bits;
 	batch->time_shift = cfg->time_shift;
 	batch->node_bits = cfg->node_bits;
-	batch->epoch_unix_ms = cfg->origin_unix_ms;
+	batch->origin_unix_ms = cfg->origin_unix_ms;
 	batch->epoch_version = cfg->epoch_version;
 }
 

@@ -21,7 +21,7 @@ typedef struct IdgenBatch
 	int			counter_bits;
 	int			time_shift;
 	uint64		node_bits;
-	int64		epoch_unix_ms;	/* the layout's time origin */
+	int64		origin_unix_ms;	/* the layout's time origin */
 	int			epoch_version;	/* the layout epoch the ticks belong to */
 } IdgenBatch;
 

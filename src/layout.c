@@ -10,7 +10,7 @@
 void
 idgen_layout_default(IdgenLayout *layout)
 {
-	layout->epoch_unix_ms = IDGEN_DEFAULT_EPOCH_UNIX_MS;
+	layout->origin_unix_ms = IDGEN_DEFAULT_EPOCH_UNIX_MS;
 	layout->region_bits = IDGEN_DEFAULT_REGION_BITS;
 	layout->worker_bits = IDGEN_DEFAULT_WORKER_BITS;
 	layout->seq_bits = IDGEN_DEFAULT_SEQ_BITS;
@@ -29,8 +29,8 @@ idgen_layout_check(const IdgenLayout *layout)
 	if (idgen_layout_time_bits(layout) < IDGEN_MIN_TIME_BITS)
 		return "the time field would be shorter than 36 bits (about two years)";
 	/* keep Unix-ms arithmetic on the horizon far from int64 overflow */
-	if (layout->epoch_unix_ms < 0 ||
-		layout->epoch_unix_ms > INT64_C(253402300799999))
+	if (layout->origin_unix_ms < 0 ||
+		layout->origin_unix_ms > INT64_C(253402300799999))
 		return "the epoch must lie between 1970 and 9999";
 	return NULL;
 }

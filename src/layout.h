@@ -41,7 +41,7 @@
 
 typedef struct IdgenLayout
 {
-	int64_t		epoch_unix_ms;	/* Unix ms at which the time field is 0 */
+	int64_t		origin_unix_ms;	/* Unix ms at which the time field is 0 */
 	int			region_bits;
 	int			worker_bits;
 	int			seq_bits;

@@ -115,7 +115,7 @@ answer_load_epochs(IdgenEpochList *list)
 				elog(ERROR, "idgen: the registry's idgen.epoch has a NULL in row %d", i + 1);
 		epochs[i].version = (int) answer_int(registry_value(rows, i, 0));
 		epochs[i].start_unix_ms = answer_int(registry_value(rows, i, 1));
-		epochs[i].layout.epoch_unix_ms = answer_int(registry_value(rows, i, 2));
+		epochs[i].layout.origin_unix_ms = answer_int(registry_value(rows, i, 2));
 		epochs[i].layout.region_bits = (int) answer_int(registry_value(rows, i, 3));
 		epochs[i].layout.worker_bits = (int) answer_int(registry_value(rows, i, 4));
 		epochs[i].layout.seq_bits = (int) answer_int(registry_value(rows, i, 5));

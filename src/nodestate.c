@@ -94,7 +94,7 @@ idgen_configure_node(IdgenShared *sh)
 	cfg->worker_count = 1 << block_bits;
 	cfg->counter_bits = block_bits + cfg->layout.seq_bits;
 	cfg->time_shift = idgen_layout_time_shift(&cfg->layout);
-	cfg->origin_unix_ms = cfg->layout.epoch_unix_ms;
+	cfg->origin_unix_ms = cfg->layout.origin_unix_ms;
 	cfg->horizon_ms = idgen_layout_max_ms(&cfg->layout);
 	cfg->hw_ms = -1;
 	cfg->limit_ms = -1;
@@ -426,7 +426,7 @@ idgen_follow_epochs(IdgenShared *sh, int64 now_unix)
 
 		cfg->layout = e->layout;
 		cfg->epoch_version = e->version;
-		cfg->origin_unix_ms = e->layout.epoch_unix_ms;
+		cfg->origin_unix_ms = e->layout.origin_unix_ms;
 		cfg->counter_bits = cfg->block_bits + e->layout.seq_bits;
 		cfg->time_shift = idgen_layout_time_shift(&e->layout);
 		cfg->horizon_ms = idgen_layout_max_ms(&e->layout);

@@ -151,7 +151,7 @@ batch_uuid(const IdgenBatch *batch, uint64 i)
 	IdgenUuid7Fields f;
 	pg_uuid_t  *uuid = palloc(sizeof(pg_uuid_t));
 
-	f.unix_ms = (int64) (id >> batch->time_shift) + batch->epoch_unix_ms;
+	f.unix_ms = (int64) (id >> batch->time_shift) + batch->origin_unix_ms;
 	f.node = (uint32) (id & ((UINT64CONST(1) << batch->time_shift) - 1));
 	f.epoch = batch->epoch_version;
 	f.random = random48();

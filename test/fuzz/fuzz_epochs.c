@@ -25,7 +25,7 @@ check_list(const IdgenEpochList *list)
 		const IdgenEpoch *prev = &list->epochs[i - 1];
 		const IdgenEpoch *e = &list->epochs[i];
 		uint64_t	max_prev = idgen_layout_max_at(&prev->layout,
-												   e->start_unix_ms - 1 - prev->layout.epoch_unix_ms);
+												   e->start_unix_ms - 1 - prev->layout.origin_unix_ms);
 
 		FUZZ_ASSERT(e->version == prev->version + 1);
 		FUZZ_ASSERT(e->start_unix_ms > prev->start_unix_ms);
@@ -37,7 +37,7 @@ check_list(const IdgenEpochList *list)
 		FUZZ_ASSERT(idgen_epochs_at(list, e->start_unix_ms) == e);
 		FUZZ_ASSERT(idgen_epochs_at(list, e->start_unix_ms - 1) == prev);
 		FUZZ_ASSERT(idgen_layout_min_at(&e->layout,
-										e->start_unix_ms - e->layout.epoch_unix_ms) == e->boundary);
+										e->start_unix_ms - e->layout.origin_unix_ms) == e->boundary);
 	}
 }
 
@@ -67,7 +67,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* a catalog row: any epoch start at all */
 			e.version = last->version + 1 - ((flags >> 3) & 1);
 			e.start_unix_ms = start;
-			e.layout.epoch_unix_ms = start - gap * 977;
+			e.layout.origin_unix_ms = start - gap * 977;
 			e.layout.region_bits = region;
 			e.layout.worker_bits = worker;
 			e.layout.seq_bits = seq;

@@ -28,7 +28,7 @@ layout_ok(const IdgenLayout *l)
 		l->worker_bits >= 0 && l->worker_bits <= 22 &&
 		l->seq_bits >= 1 && l->seq_bits <= 22 &&
 		63 - l->region_bits - l->worker_bits - l->seq_bits >= 36 &&
-		l->epoch_unix_ms >= 0 && l->epoch_unix_ms <= INT64_C(253402300799999);
+		l->origin_unix_ms >= 0 && l->origin_unix_ms <= INT64_C(253402300799999);
 }
 
 static int64_t
@@ -80,7 +80,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	l.seq_bits = (int) (fuzz_u8(&in) % 27) - 2;
 	kind = fuzz_u8(&in);
 	raw = fuzz_u64(&in);
-	l.epoch_unix_ms = pick_epoch(kind, raw);
+	l.origin_unix_ms = pick_epoch(kind, raw);
 	id = fuzz_u64(&in);
 	id2 = fuzz_u64(&in);
 

@@ -12,13 +12,13 @@
 static uint64_t
 max_id_at(const IdgenEpoch *e, int64_t unix_ms)
 {
-	return idgen_layout_max_at(&e->layout, unix_ms - e->layout.epoch_unix_ms);
+	return idgen_layout_max_at(&e->layout, unix_ms - e->layout.origin_unix_ms);
 }
 
 static uint64_t
 min_id_at(const IdgenEpoch *e, int64_t unix_ms)
 {
-	return idgen_layout_min_at(&e->layout, unix_ms - e->layout.epoch_unix_ms);
+	return idgen_layout_min_at(&e->layout, unix_ms - e->layout.origin_unix_ms);
 }
 
 static void
@@ -33,7 +33,7 @@ test_init(void)
 	CHECK(list.count == 1);
 	CHECK(list.epochs[0].version == 1);
 	CHECK_U64(list.epochs[0].boundary, ==, 0);
-	CHECK_I64(list.epochs[0].start_unix_ms, ==, def.epoch_unix_ms);
+	CHECK_I64(list.epochs[0].start_unix_ms, ==, def.origin_unix_ms);
 	CHECK(idgen_epochs_for_id(&list, 0)->version == 1);
 	CHECK(idgen_epochs_for_id(&list, (uint64_t) IDGEN_ID_MAX)->version == 1);
 	CHECK(idgen_epochs_at(&list, 0)->version == 1);
@@ -53,7 +53,7 @@ test_same_shift(void)
 	unit_context("same shift");
 	idgen_epochs_init(&list);
 	CHECK_ACCEPTS(idgen_epochs_plan(&list, start, 2, 8, 12, &next));
-	CHECK_I64(next.layout.epoch_unix_ms, ==, list.epochs[0].layout.epoch_unix_ms);
+	CHECK_I64(next.layout.origin_unix_ms, ==, list.epochs[0].layout.origin_unix_ms);
 	CHECK(next.version == 2);
 	CHECK_U64(next.boundary, ==, min_id_at(&next, start));
 	CHECK_U64(next.boundary, ==, max_id_at(&list.epochs[0], start - 1) + 1);
@@ -71,7 +71,7 @@ check_planned(IdgenEpochList *list, const IdgenEpoch *e)
 {
 	const IdgenEpoch *prev = &list->epochs[list->count - 1];
 	int			shift = idgen_layout_time_shift(&e->layout);
-	int64_t		ms = e->start_unix_ms - e->layout.epoch_unix_ms;
+	int64_t		ms = e->start_unix_ms - e->layout.origin_unix_ms;
 	uint64_t	max_old = max_id_at(prev, e->start_unix_ms - 1);
 
 	/* above everything before the switch, and only just */
@@ -199,7 +199,7 @@ test_refusals(void)
 	bad.version = 3;
 	CHECK_REFUSES(idgen_epochs_append(&list, &bad));
 	bad = e;
-	bad.layout.epoch_unix_ms += 1;	/* its start sorts a millisecond low */
+	bad.layout.origin_unix_ms += 1;	/* its start sorts a millisecond low */
 	CHECK_REFUSES(idgen_epochs_append(&list, &bad));
 	bad = e;
 	bad.layout.seq_bits = 13;
@@ -222,7 +222,7 @@ test_shift_changes(void)
 	unit_context("narrower");
 	idgen_epochs_init(&list);
 	CHECK_ACCEPTS(idgen_epochs_plan(&list, T2027, 2, 5, 12, &e));
-	CHECK_I64(e.layout.epoch_unix_ms, <, list.epochs[0].layout.epoch_unix_ms);
+	CHECK_I64(e.layout.origin_unix_ms, <, list.epochs[0].layout.origin_unix_ms);
 	check_planned(&list, &e);
 	/* six bits fewer would need a time field starting before 1970 */
 	idgen_epochs_init(&list);
@@ -233,7 +233,7 @@ test_shift_changes(void)
 	CHECK_ACCEPTS(idgen_epochs_plan(&list, T2027, 3, 7, 12, &e));
 	check_planned(&list, &e);
 	CHECK_ACCEPTS(idgen_epochs_plan(&list, T2027 + DAY_MS, 4, 8, 10, &e));
-	CHECK_I64(e.layout.epoch_unix_ms, ==, list.epochs[0].layout.epoch_unix_ms);
+	CHECK_I64(e.layout.origin_unix_ms, ==, list.epochs[0].layout.origin_unix_ms);
 	check_planned(&list, &e);
 }
 
@@ -283,8 +283,8 @@ check_time_order(const IdgenEpochList *list, int chain)
 	ids[n_ids++] = (uint64_t) IDGEN_ID_MAX - 1;
 	mss[n_ms++] = INT64_C(-1);
 	mss[n_ms++] = 0;
-	mss[n_ms++] = list->epochs[0].layout.epoch_unix_ms;
-	mss[n_ms++] = list->epochs[0].layout.epoch_unix_ms + 1;
+	mss[n_ms++] = list->epochs[0].layout.origin_unix_ms;
+	mss[n_ms++] = list->epochs[0].layout.origin_unix_ms + 1;
 	mss[n_ms++] = idgen_epoch_horizon_unix_ms(last);
 	mss[n_ms++] = idgen_epoch_horizon_unix_ms(last) - 1;
 	mss[n_ms++] = idgen_epoch_horizon_unix_ms(last) + 1;
@@ -348,9 +348,9 @@ test_time_order(void)
 	/* the built-in layout alone */
 	idgen_epochs_init(&list);
 	check_time_order(&list, -1);
-	CHECK_I64(idgen_epochs_last_id_before(&list, list.epochs[0].layout.epoch_unix_ms), ==, -1);
-	CHECK_I64(idgen_epochs_last_id_before(&list, list.epochs[0].layout.epoch_unix_ms + 1), ==,
-			  (int64_t) min_id_at(&list.epochs[0], list.epochs[0].layout.epoch_unix_ms + 1) - 1);
+	CHECK_I64(idgen_epochs_last_id_before(&list, list.epochs[0].layout.origin_unix_ms), ==, -1);
+	CHECK_I64(idgen_epochs_last_id_before(&list, list.epochs[0].layout.origin_unix_ms + 1), ==,
+			  (int64_t) min_id_at(&list.epochs[0], list.epochs[0].layout.origin_unix_ms + 1) - 1);
 	CHECK_I64(idgen_epochs_last_id_before(&list, idgen_epoch_horizon_unix_ms(&list.epochs[0])), ==,
 			  IDGEN_ID_MAX);
 

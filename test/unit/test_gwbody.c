@@ -472,7 +472,7 @@ test_decode(void)
 	idgen_layout_default(&l);
 
 	/* a generated ID: every field, epoch 1 */
-	f.ms = IDGEN_RANGE_SPACE_END_UNIX_MS - l.epoch_unix_ms + 12345;
+	f.ms = IDGEN_RANGE_SPACE_END_UNIX_MS - l.origin_unix_ms + 12345;
 	f.region = 5;
 	f.worker = 99;
 	f.seq = 4000;

@@ -30,7 +30,7 @@ static void
 describe(const IdgenLayout *l, const char *what)
 {
 	unit_context("%s, layout %d/%d/%d epoch %" PRId64, what, l->region_bits,
-				 l->worker_bits, l->seq_bits, l->epoch_unix_ms);
+				 l->worker_bits, l->seq_bits, l->origin_unix_ms);
 }
 
 /* fields valid for the layout, spread over the whole range of each */
@@ -75,7 +75,7 @@ test_default(void)
 
 	unit_context("default layout");
 	idgen_layout_default(&l);
-	CHECK_I64(l.epoch_unix_ms, ==, 1735689600000);
+	CHECK_I64(l.origin_unix_ms, ==, 1735689600000);
 	CHECK_I64(l.region_bits, ==, 3);
 	CHECK_I64(l.worker_bits, ==, 7);
 	CHECK_I64(l.seq_bits, ==, 12);
@@ -85,7 +85,7 @@ test_default(void)
 
 	/* 2^41 - 1 ms after 2025-01-01: 2094-09-07T15:47:35.551Z */
 	CHECK_I64(idgen_layout_max_ms(&l), ==, INT64_C(2199023255551));
-	horizon_unix_ms = l.epoch_unix_ms + idgen_layout_max_ms(&l);
+	horizon_unix_ms = l.origin_unix_ms + idgen_layout_max_ms(&l);
 	CHECK_I64(horizon_unix_ms, ==, INT64_C(3934712855551));
 	/* more than 69 years of 365.25 days */
 	CHECK_I64(idgen_layout_max_ms(&l), >, INT64_C(69) * 36525 * 864000);
@@ -112,7 +112,7 @@ layout_ok(const IdgenLayout *l)
 		return 0;
 	if (l->region_bits + l->worker_bits + l->seq_bits > 63 - 36)
 		return 0;
-	return l->epoch_unix_ms >= 0 && l->epoch_unix_ms <= INT64_C(253402300799999);
+	return l->origin_unix_ms >= 0 && l->origin_unix_ms <= INT64_C(253402300799999);
 }
 
 static void
@@ -214,7 +214,7 @@ test_check(void)
 	for (i = 0; i < (int) (sizeof(epochs) / sizeof(epochs[0])); i++)
 	{
 		l = base;
-		l.epoch_unix_ms = epochs[i];
+		l.origin_unix_ms = epochs[i];
 		describe(&l, "epoch");
 		if (layout_ok(&l))
 			CHECK_ACCEPTS(idgen_layout_check(&l));
@@ -223,13 +223,13 @@ test_check(void)
 	}
 	unit_context("epoch limits");
 	l = base;
-	l.epoch_unix_ms = 0;
+	l.origin_unix_ms = 0;
 	CHECK_ACCEPTS(idgen_layout_check(&l));
-	l.epoch_unix_ms = -1;
+	l.origin_unix_ms = -1;
 	CHECK_REFUSES(idgen_layout_check(&l));
-	l.epoch_unix_ms = INT64_C(253402300799999);	/* 9999-12-31T23:59:59.999Z */
+	l.origin_unix_ms = INT64_C(253402300799999);	/* 9999-12-31T23:59:59.999Z */
 	CHECK_ACCEPTS(idgen_layout_check(&l));
-	l.epoch_unix_ms++;
+	l.origin_unix_ms++;
 	CHECK_REFUSES(idgen_layout_check(&l));
 }
 
