@@ -55,6 +55,12 @@ ok(wait_state($node),
 is($node->safe_psql('postgres', 'SELECT worker FROM idgen_status()'),
 	$first, "pinned: the node holds the top block, workers $first-$top");
 
+# the restart made the registry a new incarnation: it grants no outside
+# lease until every lease it may have lost has run out (docs/fleets.md)
+ok( $node->poll_query_until('postgres',
+		'SELECT hold_until <= idgen.clock() FROM idgen.registry_incarnation_check()'),
+	'pinned: the incarnation hold after the restart is over');
+
 # Fence the node's top worker and lease it to an outside generator, named
 # by the SQL expression $lease_as, in one transaction, which then renames
 # the lease to the SQL expression $owner_sql if one is given.  The
