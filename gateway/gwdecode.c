@@ -18,38 +18,14 @@ const char *
 gw_epochs_from_rows(IdgenEpochList *list, const IdgenEpoch *rows, int nrows,
 					char *err, size_t err_len)
 {
-	int			i;
+	int			version;
+	const char *problem = idgen_epochs_load(list, rows, nrows, &version);
 
-	idgen_epochs_init(list);
-	if (nrows > IDGEN_MAX_EPOCHS)
-		return "idgen.epoch has more than 15 rows";
-	for (i = 0; i < nrows; i++)
-	{
-		const IdgenEpoch *e = &rows[i];
-		const char *problem = NULL;
-
-		if (i == 0)
-		{
-			const IdgenEpoch *first = &list->epochs[0];
-
-			if (e->version != 1 || e->start_unix_ms != first->start_unix_ms ||
-				e->layout.origin_unix_ms != first->layout.origin_unix_ms ||
-				e->layout.region_bits != first->layout.region_bits ||
-				e->layout.worker_bits != first->layout.worker_bits ||
-				e->layout.seq_bits != first->layout.seq_bits)
-				problem = "epoch 1 is not the built-in layout";
-		}
-		else
-			problem = idgen_epochs_append(list, e);
-		if (problem != NULL)
-		{
-			snprintf(err, err_len, "idgen.epoch row %d is not a valid layout epoch: %s",
-					 e->version, problem);
-			idgen_epochs_init(list);
-			return err;
-		}
-	}
-	return NULL;
+	if (problem == NULL)
+		return NULL;
+	snprintf(err, err_len, "idgen.epoch row %d is not a valid layout epoch: %s",
+			 version, problem);
+	return err;
 }
 
 void

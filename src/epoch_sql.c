@@ -55,12 +55,6 @@ epoch_column(HeapTuple tup, TupleDesc desc, int col)
 }
 
 /*
- * Read idgen.epoch into *list, with SPI already connected.  Every row is
- * checked against the rules it was planned by: a hand-edited catalog that
- * breaks them stops the node rather than have it issue under a layout whose
- * IDs could collide.
- */
-/*
  * Build *list from idgen.epoch's rows, in version order.  Every row is
  * checked against the rules it was planned by: a hand-edited catalog that
  * breaks them stops the node rather than have it issue under a layout whose
@@ -69,35 +63,16 @@ epoch_column(HeapTuple tup, TupleDesc desc, int col)
 void
 idgen_epochs_from_rows(IdgenEpochList *list, const IdgenEpoch *rows, int nrows)
 {
-	int			i;
+	int			version;
+	const char *problem = idgen_epochs_load(list, rows, nrows, &version);
 
-	idgen_epochs_init(list);
-	for (i = 0; i < nrows; i++)
-	{
-		const IdgenEpoch *e = &rows[i];
-		const char *problem = NULL;
-
-		if (i == 0)
-		{
-			const IdgenEpoch *first = &list->epochs[0];
-
-			if (e->version != 1 || e->start_unix_ms != first->start_unix_ms ||
-				e->layout.origin_unix_ms != first->layout.origin_unix_ms ||
-				e->layout.region_bits != first->layout.region_bits ||
-				e->layout.worker_bits != first->layout.worker_bits ||
-				e->layout.seq_bits != first->layout.seq_bits)
-				problem = "epoch 1 is not the built-in layout";
-		}
-		else
-			problem = idgen_epochs_append(list, e);
-		if (problem != NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("idgen.epoch row %d is not a valid layout epoch: %s",
-							e->version, problem),
-					 errdetail("Layout epochs are only added by idgen_schedule_layout(), which keeps every epoch's IDs above the previous epoch's."),
-					 errhint("Restore idgen.epoch as idgen_schedule_layout() wrote it.")));
-	}
+	if (problem != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("idgen.epoch row %d is not a valid layout epoch: %s",
+						version, problem),
+				 errdetail("Layout epochs are only added by idgen_schedule_layout(), which keeps every epoch's IDs above the previous epoch's."),
+				 errhint("Restore idgen.epoch as idgen_schedule_layout() wrote it.")));
 }
 
 /* Read this database's idgen.epoch into *list, with SPI already connected. */

@@ -203,3 +203,43 @@ idgen_epochs_min_bits(const IdgenEpochList *list, int64_t unix_ms,
 			*worker_bits = list->epochs[i].layout.worker_bits;
 	}
 }
+
+const char *
+idgen_epochs_load(IdgenEpochList *list, const IdgenEpoch *rows, int nrows,
+				  int *bad_version)
+{
+	int			i;
+
+	idgen_epochs_init(list);
+	if (nrows > IDGEN_MAX_EPOCHS)
+	{
+		*bad_version = IDGEN_MAX_EPOCHS + 1;
+		return "there are more layout epochs than an idgen128 can name";
+	}
+	for (i = 0; i < nrows; i++)
+	{
+		const IdgenEpoch *e = &rows[i];
+		const char *problem = NULL;
+
+		if (i == 0)
+		{
+			const IdgenEpoch *first = &list->epochs[0];
+
+			if (e->version != 1 || e->start_unix_ms != first->start_unix_ms ||
+				e->layout.origin_unix_ms != first->layout.origin_unix_ms ||
+				e->layout.region_bits != first->layout.region_bits ||
+				e->layout.worker_bits != first->layout.worker_bits ||
+				e->layout.seq_bits != first->layout.seq_bits)
+				problem = "epoch 1 is not the built-in layout";
+		}
+		else
+			problem = idgen_epochs_append(list, e);
+		if (problem != NULL)
+		{
+			*bad_version = e->version;
+			idgen_epochs_init(list);
+			return problem;
+		}
+	}
+	return NULL;
+}

@@ -52,6 +52,15 @@ extern const char *idgen_epochs_append(IdgenEpochList *list,
 									   const IdgenEpoch *epoch);
 
 /*
+ * Build *list from the catalog's rows, in version order: row 1 must be the
+ * built-in layout, every later one must pass idgen_epochs_append().
+ * Returns NULL, or why a row is refused with *bad_version set to its
+ * version; *list is then the built-in layout alone.
+ */
+extern const char *idgen_epochs_load(IdgenEpochList *list, const IdgenEpoch *rows,
+									 int nrows, int *bad_version);
+
+/*
  * Work out the next epoch: from start_unix_ms on, region_bits, worker_bits
  * and seq_bits, with the time field's start placed so that its IDs sort
  * above every earlier one.  Fills *out and returns NULL, or returns why such
