@@ -523,6 +523,18 @@ sql_error_answer(PGconn *conn, PGresult *res, GwAnswer *answer)
 		answer->status = 409;
 		answer->body = gw_error_json("conflict", msg);
 	}
+	else if (strcmp(state, "IA006") == 0)
+	{
+		/*
+		 * Range grants wait for an operator's confirmation of the floor
+		 * (after a restart, failover or restore of the registry): the
+		 * request is fine and will succeed then, but no time can be named,
+		 * so 503 without Retry-After.
+		 */
+		answer->status = 503;
+		answer->retry_after_s = 0;
+		answer->body = gw_error_json("range_floor_unconfirmed", msg);
+	}
 	else
 	{
 		answer->status = 500;

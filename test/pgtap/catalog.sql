@@ -10,7 +10,7 @@
 -- background worker created the extension; everything is rolled back.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(110);
+SELECT plan(112);
 
 -- ---------------------------------------------------------------------
 -- tables and columns
@@ -26,6 +26,8 @@ SELECT has_table('idgen', 'node_control', 'idgen.node_control exists');
 SELECT has_table('idgen', 'batch_request', 'idgen.batch_request exists');
 SELECT has_table('idgen', 'range_lease', 'idgen.range_lease exists');
 SELECT has_sequence('idgen', 'range_generation', 'idgen.range_generation exists');
+SELECT has_table('idgen', 'range_floor', 'idgen.range_floor exists');
+SELECT has_view('idgen', 'range_grants', 'idgen.range_grants exists');
 
 SELECT col_type_is('idgen', 'epoch', 'version', 'integer', 'epoch.version is integer');
 SELECT col_type_is('idgen', 'epoch', 'start_time', 'timestamp with time zone', 'epoch.start_time is timestamptz');
@@ -249,11 +251,12 @@ SELECT results_eq(
          AND c::regclass::text IN ('idgen.epoch', 'idgen.worker_lease', 'idgen.audit_log',
                                    'idgen.collision', 'idgen.node_control',
                                    'idgen.range_lease', 'idgen.range_generation',
-                                   'idgen.batch_request')
+                                   'idgen.range_floor', 'idgen.batch_request')
        ORDER BY 1$$,
     $$VALUES ('idgen.audit_log', ''), ('idgen.batch_request', 'WHERE expires_at > pg_catalog.now()'),
              ('idgen.collision', ''), ('idgen.epoch', 'WHERE version > 1'),
-             ('idgen.node_control', ''), ('idgen.range_generation', ''), ('idgen.range_lease', ''),
+             ('idgen.node_control', ''), ('idgen.range_floor', ''), ('idgen.range_generation', ''),
+             ('idgen.range_lease', ''),
              ('idgen.worker_lease', 'WHERE owner IS NOT NULL OR generation > 0 OR high_water IS NOT NULL')$$,
     'the catalog tables and sequence are registered with pg_extension_config_dump, epoch without row 1');
 SELECT is_empty(

@@ -24,7 +24,7 @@
 -- including the roles, is rolled back.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(107);
+SELECT plan(111);
 
 CREATE ROLE idgen_pgtap_user NOLOGIN;
 CREATE ROLE idgen_pgtap_auditor NOLOGIN;
@@ -63,6 +63,8 @@ SELECT function_privs_are('idgen_range_consumed', ARRAY['idgen', 'idgen'], 'idge
     'an ordinary role cannot execute idgen_range_consumed(idgen, idgen)');
 SELECT function_privs_are('idgen_rotate_mask_key', ARRAY[]::name[], 'idgen_pgtap_user', ARRAY[]::name[],
     'an ordinary role cannot execute idgen_rotate_mask_key()');
+SELECT function_privs_are('idgen_confirm_range_floor', ARRAY['idgen'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_confirm_range_floor(idgen)');
 
 -- the internal functions, by name, whatever their argument lists become
 SELECT ok(
@@ -166,6 +168,10 @@ SELECT table_privs_are('idgen', 'range_lease', 'idgen_pgtap_user', ARRAY[]::name
     'an ordinary role has no privilege on idgen.range_lease');
 SELECT sequence_privs_are('idgen', 'range_generation', 'idgen_pgtap_user', ARRAY[]::name[],
     'an ordinary role has no privilege on idgen.range_generation');
+SELECT table_privs_are('idgen', 'range_floor', 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role has no privilege on idgen.range_floor');
+SELECT table_privs_are('idgen', 'range_grants', 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role has no privilege on idgen.range_grants');
 SELECT table_privs_are('idgen', 'epoch', 'idgen_pgtap_user', ARRAY['SELECT'],
     'an ordinary role may only SELECT idgen.epoch');
 SELECT table_privs_are('idgen', 'epoch_boundaries', 'idgen_pgtap_user', ARRAY['SELECT'],
@@ -217,6 +223,7 @@ SELECT results_eq(
        ORDER BY p.oid::regprocedure::text COLLATE "C"$$,
     $$VALUES ('idgen.keyed_batch(integer,text,smallint)', 'PUBLIC'),
              ('idgen.running_incarnation()', ''),
+             ('idgen_confirm_range_floor(idgen)', ''),
              ('idgen_disable(text)', ''),
              ('idgen_enable()', ''),
              ('idgen_fence_worker(integer,integer)', ''),
@@ -337,6 +344,9 @@ SELECT throws_ok($$INSERT INTO idgen.range_lease (range_start, range_end, owner,
 SELECT throws_ok($$SELECT nextval('idgen.range_generation')$$,
     '42501', 'permission denied for sequence range_generation',
     'as an ordinary role: drawing a range generation is refused');
+SELECT throws_ok($$SELECT idgen_confirm_range_floor('1')$$,
+    '42501', 'permission denied for function idgen_confirm_range_floor',
+    'as an ordinary role: idgen_confirm_range_floor() is refused');
 SELECT throws_ok($$SELECT * FROM idgen.stats$$,
     '42501', 'permission denied for view stats',
     'as an ordinary role: reading idgen.stats is refused');

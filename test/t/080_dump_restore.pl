@@ -41,7 +41,7 @@
 #     registry.  So the registry database is restored data only,
 #     from the dump's table of contents minus idgen.worker_lease
 #     (pg_restore -l, drop that line, pg_restore --data-only -L list):
-#     range_lease, the range_generation sequence, audit_log, collision,
+#     range_lease, range_floor, the range_generation sequence, audit_log, collision,
 #     node_control, mask_key and the epoch rows above 1 (here epoch 2).
 #     The new node had issued nothing before the restore; its background
 #     worker reads the restored epochs with its next lease renewal.
@@ -53,7 +53,8 @@
 #   - every stored token, 64- and 128-bit, unmasks to its stored ID (the
 #     mask keys came along: same ids and fingerprints);
 #   - the idgen.range_lease rows are the same, a request key leased before
-#     the dump returns the same range again, and a new idgen_lease_range()
+#     the dump returns the same range again, a new idgen_lease_range()
+#     waits for an operator's confirmation of the floor (IA006), and then
 #     continues right after the last restored range with a higher
 #     generation;
 #   - the new node is active under its own worker lease, the old node's
@@ -239,6 +240,7 @@ IPC::Run::run([ 'pg_restore', '-l', $reg_dump ], '>', \$list)
   or die 'pg_restore -l failed';
 like($list, qr/TABLE DATA idgen range_lease /, 'the registry dump holds the range leases');
 like($list, qr/SEQUENCE SET idgen range_generation /, 'and the range generation sequence');
+like($list, qr/TABLE DATA idgen range_floor /, 'and the range floor');
 like($list, qr/TABLE DATA idgen worker_lease /, 'and the worker leases');
 like($list, qr/TABLE DATA idgen epoch /, 'and the layout epochs');
 open my $fh, '>', $toc or die "open $toc: $!";
@@ -289,6 +291,15 @@ is( $new->safe_psql(
 		q{SELECT concat_ws('|', range_start, range_end, generation) FROM idgen_lease_range('nightly-loader', 5000, 'load-2')}
 	),
 	'a request key of before the dump returns the same range on the new node');
+# a restored registry grants no new range until an operator confirms a
+# floor (155_range_logical_restore.pl); here the old registry still runs,
+# so its top is known
+my ($fs, $fo, $fe) = ('', '', '');
+$new->psql('postgres', "\\set VERBOSITY verbose\nSELECT * FROM idgen_lease_range('after-restore', 10)",
+	stdout => \$fo, stderr => \$fe);
+like($fe, qr/ERROR:\s+IA006:/, 'a new range waits for a confirmed floor after the restore (IA006)');
+is($new->safe_psql('postgres', "SELECT idgen_confirm_range_floor('@{[$max_end + 1]}')"),
+	$max_end + 1, 'the operator confirms the old registry\'s top');
 my ($rs, $re, $rg) = split /\|/,
   $new->safe_psql('postgres',
 	q{SELECT concat_ws('|', range_start, range_end, generation) FROM idgen_lease_range('after-restore', 10)});

@@ -16,14 +16,15 @@
 #      worker, generation and expiry; they renew, and the same owner gets
 #      its lease back), every high-water mark (never lowered, at least the
 #      dumped one), the epoch, the mask keys (every token unmasks), the
-#      ranges (a key returns its range, a new one continues after), the
+#      ranges (a key returns its range, a new one waits for an operator's
+#      confirmation of the floor, then continues after), the
 #      keyed batches (the same IDs again).  The new node is never fenced
 #      and records no collision: it gave its lease up to the restore and
 #      leased anew, and its next IDs lie above every restored ID and mark
 #      of its block, and above its own earlier IDs.
 #   2. The same dump restored again, its idgen data only, now old: the new
 #      node's marks, leases, range progress and range generation are ahead
-#      of it.  No errors, nothing lowered, nothing duplicated, the new node
+#      of it; new ranges wait for a confirmation again.  No errors, nothing lowered, nothing duplicated, the new node
 #      still issues above everything.
 #   3. A node pinned to workers 112-127 ("pinned"), where the outside
 #      generators hold 126 and 127: the restored live leases are carried,
@@ -49,6 +50,16 @@ sub active
 	my ($node, $what) = @_;
 	ok(wait_state($node),
 		"$what is active");
+}
+
+# the SQLSTATE and message a statement fails with, or 'ok'
+sub refusal_of
+{
+	my ($node, $sql) = @_;
+	my ($stdout, $stderr) = ('', '');
+	return 'ok' if $node->psql('postgres', "\\set VERBOSITY verbose\n$sql",
+		stdout => \$stdout, stderr => \$stderr) == 0;
+	return $stderr =~ /ERROR:\s+([0-9A-Z]{5}: .*)/ ? $1 : $stderr;
 }
 
 sub run_quiet
@@ -178,6 +189,12 @@ is( $dst->safe_psql(
 		'postgres',
 		q{SELECT concat_ws('|', range_start, range_end) FROM idgen_lease_range('loader', 500, 'load-2')}),
 	'1001|1500', 'a request key of the source returns its range');
+# a restored registry grants no new range until an operator confirms a
+# floor (155_range_logical_restore.pl): the source's top is known here
+like(refusal_of($dst, q{SELECT * FROM idgen_lease_range('after', 10)}), qr/^IA006/,
+	'a new range waits for a confirmed floor after the restore (IA006)');
+is($dst->safe_psql('postgres', q{SELECT idgen_confirm_range_floor('1501')}), '1501',
+	'the operator confirms the floor the source\'s holders report');
 is( $dst->safe_psql(
 		'postgres', q{SELECT concat_ws('|', range_start, range_end, generation > 2) FROM idgen_lease_range('after', 10)}),
 	'1501|1510|t', 'a new range continues after the restored ones, at a new generation');
@@ -256,6 +273,9 @@ my @shorter = grep { !defined $exp_after{$_} || $exp_after{$_} < $exp_mid{$_} } 
 is("@shorter", '', 'and no expiry went back');
 is($dst->safe_psql('postgres', q{SELECT consumed FROM idgen.range_lease WHERE range_start = '1'}),
 	'900', 'a range keeps the progress reported since');
+like(refusal_of($dst, q{SELECT * FROM idgen_lease_range('after-2', 10)}), qr/^IA006/,
+	'a restore of range rows, even old ones, makes new ranges wait for a confirmation again');
+$dst->safe_psql('postgres', q{SELECT idgen_confirm_range_floor('1')});
 is( $dst->safe_psql(
 		'postgres', q{SELECT generation > 3 FROM idgen_lease_range('after-2', 10)}),
 	't', 'a new range gets a generation above every one handed out, the restored counter notwithstanding');
