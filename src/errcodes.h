@@ -41,6 +41,12 @@
 #define IDGEN_ERRCODE_MISCONFIGURED		MAKE_SQLSTATE('I','A','0','0','3')
 #define IDGEN_ERRCODE_HORIZON			MAKE_SQLSTATE('I','A','0','0','4')
 #define IDGEN_ERRCODE_CLOCK_INVALID		MAKE_SQLSTATE('I','A','0','0','5')
+/*
+ * raised by the registry's SQL only (idgen_lease_range): no new range until
+ * an operator confirms the range floor (idgen_confirm_range_floor); kept
+ * here for the list
+ */
+#define IDGEN_ERRCODE_RANGE_FLOOR		MAKE_SQLSTATE('I','A','0','0','6')
 
 /* never on this node */
 #define IDGEN_ERRCODE_RECOVERY			ERRCODE_READ_ONLY_SQL_TRANSACTION
