@@ -38,15 +38,16 @@ CREATE TABLE idgen.range_floor (
 );
 CREATE UNIQUE INDEX range_floor_one_row ON idgen.range_floor ((true));
 COMMENT ON TABLE idgen.range_floor IS 'one row: the incarnation in which range grants were confirmed, and the floor no range starts below';
-COMMENT ON COLUMN idgen.range_floor.floor IS 'no range is granted below it (the highest floor an operator confirmed)';
+COMMENT ON COLUMN idgen.range_floor.floor IS 'no range is granted below it: the highest floor an operator confirmed, or the end of the last range granted plus one';
 COMMENT ON COLUMN idgen.range_floor.generation_floor IS 'the lowest generation the next range may have: above every one a lost grant may have had';
 COMMENT ON COLUMN idgen.range_floor.incarnation IS 'the registry incarnation (system id/timeline/postmaster start ms) in which ranges may be granted; NULL: none, until a confirmation';
 COMMENT ON COLUMN idgen.range_floor.waiting_reason IS 'why grants wait beyond a change of incarnation (a restore of range rows); NULL when none';
 COMMENT ON COLUMN idgen.range_floor.granting_xact IS 'the transaction of the last grant: its own insert into idgen.range_lease is no restore';
 REVOKE ALL ON idgen.range_floor FROM PUBLIC;
--- dumped: its restore tells a restored registry that its ranges came from
--- a dump (idgen.restore_range_floor)
-SELECT pg_catalog.pg_extension_config_dump('idgen.range_floor', '');
+-- dumped (idgen.range_floor is registered at the end of this file, where
+-- the upgrade script registers it too: pg_dump keeps the order): its
+-- restore tells a restored registry that its ranges came from a dump
+-- (idgen.restore_range_floor)
 
 -- the running instance as idgen_status() names an incarnation
 CREATE FUNCTION idgen.range_incarnation() RETURNS text
@@ -68,6 +69,7 @@ CREATE FUNCTION idgen.range_grant_refusal(f idgen.range_floor) RETURNS text
     LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$
 SELECT CASE
+    WHEN pg_catalog.pg_is_in_recovery() THEN 'this server is a standby'
     WHEN f.incarnation IS NOT DISTINCT FROM idgen.range_incarnation() THEN NULL
     WHEN f.waiting_reason IS NOT NULL THEN f.waiting_reason
     WHEN f.incarnation IS NULL THEN 'no floor was ever confirmed'
@@ -181,7 +183,12 @@ BEGIN
     IF current_setting('synchronous_commit') IN ('off', 'local') THEN
         PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
     END IF;
-    UPDATE idgen.range_floor SET granting_xact = pg_catalog.pg_current_xact_id();
+    -- the floor follows every grant, so a range_lease row deleted by hand
+    -- is never granted again either
+    UPDATE idgen.range_floor AS fl
+    SET granting_xact = pg_catalog.pg_current_xact_id(),
+        floor = greatest(fl.floor::bigint, range_end::bigint + 1)::@extschema@.idgen,
+        generation_floor = greatest(fl.generation_floor, generation + 1);
     INSERT INTO idgen.range_lease (range_start, range_end, owner, generation, request_key)
     VALUES (range_start, range_end, owner, generation, request_key);
     PERFORM idgen.audit('range_leased',
@@ -318,3 +325,7 @@ COMMENT ON FUNCTION idgen.restore_range_floor() IS 'trigger: a restored range fl
 REVOKE ALL ON FUNCTION idgen.restore_range_floor() FROM PUBLIC;
 CREATE TRIGGER range_floor_restore BEFORE INSERT ON idgen.range_floor
     FOR EACH ROW EXECUTE FUNCTION idgen.restore_range_floor();
+
+-- pg_dump keeps idgen.range_floor's row (issue 19, item 2): registered
+-- last, in the order the upgrade scripts register the configuration tables
+SELECT pg_catalog.pg_extension_config_dump('idgen.range_floor', '');

@@ -111,6 +111,7 @@ for my $case ([ 'dst', $dump, 'a dump' ], [ 'dst06', $dump_06, 'a dump without t
 	my ($state, $text) = refusal($dst, q{SELECT * FROM idgen_lease_range('other', 500)});
 	is($state, 'IA006', "$name: a new range is refused with IA006 until an operator confirms a floor")
 	  or diag("granted instead: $text");
+	note("the refusal: $text");
 	like($text, qr/no range is granted until an operator confirms the range floor/,
 		"$name: the refusal says what it waits for");
 	like($text, qr/DETAIL:\s+.*restored/s, "$name: its DETAIL says the ranges were restored");

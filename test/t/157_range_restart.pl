@@ -15,6 +15,8 @@
 #     right after the last range, at higher generations, without another
 #     confirmation; a floor above the top is where the next range starts;
 #     each confirmation is audited with its floor;
+#   - the floor follows every grant: a range deleted by hand is not
+#     granted again;
 #   - a range grant commits with synchronous_commit on, whatever the
 #     session set (off, local), so it is durable and on a synchronous
 #     standby before it is answered;
@@ -117,6 +119,12 @@ for my $how ('restart', 'immediate')
 			q{SELECT detail FROM idgen.audit_log WHERE action = 'range_floor_confirmed' ORDER BY at DESC LIMIT 1}),
 		qr/ranges start at \d+/, "after $how: the confirmation is audited with its floor");
 }
+
+# the floor follows every grant: a range deleted by hand is not granted again
+my ($ds, $de) = split /\|/, lease('svc', 10);
+$node->safe_psql('postgres', "DELETE FROM idgen.range_lease WHERE range_start = '$ds'");
+my ($ns) = split /\|/, lease('svc', 10);
+is($ns, $de + 1, 'a range deleted from idgen.range_lease is not granted again');
 
 # durability: a grant never commits with synchronous_commit off or local
 for my $setting ('off', 'local')
