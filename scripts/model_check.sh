@@ -114,6 +114,9 @@ run gw-token pass $gw -DTMAX=9 -DMATCH=2 $new
 run gw-token-adversary pass $gw -DTMAX=8 -DMATCH=2 $new -DSPLIT_ISSUE -DSAMEOWNER -DRELEASE_MARK
 # ... a new primary's clock 4 ticks behind, a gateway's clock with it
 run gw-registry-clock pass $gw -DTMAX=11 -DMATCH=1 $new -DRSKEW=4 -DGWOFF
+# ... a hold after pg_restore only when R7's row is missing: the new
+# server's own node leased before the restore ran, and nothing holds
+run gw-logical-hold-if-empty fail $gw -DTMAX=9 -DMATCH=1 -DGIVEUP -DLOGICAL -DLHOLD_EMPTY
 # ... a lost lease longer than the hold (lease_ttl + allowance) covers
 run gw-long-lease fail $gw -DTMAX=10 -DMATCH=1 $new -DGTTL=8
 

@@ -235,10 +235,11 @@ inline note_incarnation()
 #ifdef V2
 	if
 #ifdef LOGICAL
-	/* after pg_restore: no row; 0.6 takes it for the first incarnation
-	 * ever met and holds nothing (since NULL), LHOLD holds */
+	/* after pg_restore, before any lease call: no row; 0.6 takes it for
+	 * the first incarnation ever met and holds nothing (since NULL), and
+	 * so does LHOLD_EMPTY, which holds then */
 	:: P.incrow == 0 -> P.incrow = inc;
-#ifdef LHOLD
+#ifdef LHOLD_EMPTY
 		P.since = RC
 #else
 		P.since = NOHOLD
@@ -484,6 +485,16 @@ end:
 #include "lease_outside.pml"
 #endif
 
+/* BACKUP_HAS_ROW: the copy has the row leased (a backup taken while the
+ * worker was held), so a loss keeps the lease's ttl, if not its renewals */
+#ifdef BACKUP_HAS_ROW
+#define COPY_OK && P.gen > 0
+#define BACKUP_OK && copied
+#else
+#define COPY_OK
+#define BACKUP_OK
+#endif
+
 inline new_clock()
 {
 	if
@@ -507,13 +518,13 @@ end:
 	 * the copy's last state before a failover or restore matters, and a
 	 * single copy at any moment reaches every such state: so one copy.
 	 */
-	:: atomic { !copied && reg_events < REG_EVENTS -> copied = true; COPY(S, P);
+	:: atomic { !copied && reg_events < REG_EVENTS COPY_OK -> copied = true; COPY(S, P);
 		printf("t=%d standby/backup copy taken\n", t_now) }
 	/* restart: the same data and clock, a new incarnation */
 	:: atomic { reg_events < REG_EVENTS -> reg_events++; CLEAR(S); inc++;
 		printf("t=%d registry restarted\n", t_now) }
 	/* failover to the standby */
-	:: atomic { reg_events < REG_EVENTS -> reg_events++;
+	:: atomic { reg_events < REG_EVENTS BACKUP_OK -> reg_events++;
 #if defined(V2) && defined(SYNC)
 		skip;		/* R6: the standby has every grant */
 #else
@@ -523,14 +534,28 @@ end:
 		printf("t=%d failover to the standby copy\n", t_now) }
 #ifdef RESTORE
 	/* restore from a backup (S), perhaps on another machine */
-	:: atomic { reg_events < REG_EVENTS -> reg_events++;
+	:: atomic { reg_events < REG_EVENTS BACKUP_OK -> reg_events++;
 		COPY(P, S); CLEAR(S); inc++; new_clock();
 		printf("t=%d restored from the backup copy\n", t_now) }
 #endif
 #ifdef LOGICAL
-	/* pg_restore of a dump (S): idgen.registry_incarnation is not in it */
-	:: atomic { reg_events < REG_EVENTS -> reg_events++;
-		COPY(P, S); P.incrow = 0; P.since = 0; CLEAR(S); inc++; new_clock();
+	/*
+	 * pg_restore of a dump (S) into a new server: idgen.registry_incarnation
+	 * is not in it.  The server's own node may have leased before the
+	 * restore ran (docs/operations: the extension is created first), which
+	 * recorded the new incarnation as the first one ever (since NULL).
+	 * LHOLD: the restore itself starts the hold (the restore trigger).
+	 */
+	:: atomic { reg_events < REG_EVENTS BACKUP_OK -> reg_events++;
+		COPY(P, S); CLEAR(S); inc++; new_clock();
+#ifdef LHOLD
+		P.incrow = inc; P.since = RC;
+#else
+		if
+		:: P.incrow = 0; P.since = 0
+		:: P.incrow = inc; P.since = NOHOLD
+		fi;
+#endif
 		printf("t=%d restored from the logical dump\n", t_now) }
 #endif
 	od
