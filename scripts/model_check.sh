@@ -4,7 +4,9 @@
 # The V2 runs (the protocol being built, with the model's fixes) must end
 # with "errors: 0"; the V1 run (today's protocol) and the V2 run with R7's
 # renewal rule as DESIGN13 wrote it must find an error, which shows the
-# model can fail.  Each run is a separate configuration, small enough for an
+# model can fail.  The gw- runs hold outside holders (gateways): 0.6's
+# rules must find issue 19's duplicate, issue 19's must pass, and a lost
+# lease longer than the hold must fail (the limit the docs state).  Each run is a separate configuration, small enough for an
 # exhaustive search in seconds.  Works as root or not, in a temp dir.
 #   scripts/model_check.sh          all runs
 #   scripts/model_check.sh -v       also print each counterexample's summary
@@ -23,7 +25,7 @@ cc=${CC:-gcc}
 
 work=$(mktemp -d /tmp/idgen-model.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cp "$model" "$work/lease.pml"
+cp "$model" "$root/src/lease_outside.pml" "$work/"
 
 failed=0
 
@@ -33,7 +35,7 @@ run() {
 	shift 2
 	local dir=$work/$name out errors states depth secs
 	mkdir -p "$dir"
-	cp "$work/lease.pml" "$dir/"
+	cp "$work/lease.pml" "$work/lease_outside.pml" "$dir/"
 	if ! (cd "$dir" && spin -a "$@" lease.pml >spin.out 2>&1); then
 		echo "  $name: spin -a failed"; cat "$dir/spin.out"; failed=$((failed + 1)); return
 	fi
@@ -62,7 +64,8 @@ run() {
 		fi
 	else
 		if [ "$errors" -gt 0 ]; then
-			echo "  $name: ok, SPIN finds the error it must (errors: $errors, after $states states)"
+			at=$(sed -n 's/.*assertion violated.*(at depth \([0-9]*\)).*/\1/p' "$out" | head -1)
+			echo "  $name: ok, SPIN finds the error it must (errors: $errors, at depth ${at:-?}, after $states states)"
 			if [ "$verbose" -eq 1 ]; then
 				(cd "$dir" && spin -t "$@" lease.pml 2>&1 | grep -E '^ *t=|assertion' | sed 's/^ *//' | grep -v 'granted 0' | tail -25)
 			fi
@@ -92,6 +95,30 @@ run v1-failover fail -DV1 $small -DTMAX=7 $quiet -DP2_EXACT
 run v2-r7-as-written fail -DV2 -DR7_AS_WRITTEN $small -DTMAX=7 $quiet
 # V2 without the registry clock allowance: the same, by a clock behind
 run v2-registry-clock-unfixed fail -DV2 $small -DTMAX=7 -DRSKEW=3 $quiet -DRELEASES=0
+
+# Outside holders (gateways, src/lease_outside.pml): a gateway frozen across
+# a registry that lost its grant (failover, physical or logical restore),
+# renewing afterwards.
+gw="-DV2 -DOUTSIDE $small $quiet -DRESTORE"
+# 0.6: renew and release by (region, worker, generation), an expired lease
+# renewed forever, no hold after pg_restore: the duplicate of issue 19 item 1
+run gw-0.6-physical fail $gw -DTMAX=7 -DMATCH=0 -DOLD_HOLD -DNO_P1 -DP2_EXACT
+run gw-0.6-logical fail $gw -DTMAX=7 -DMATCH=0 -DOLD_HOLD -DLOGICAL -DNO_P1 -DP2_EXACT
+# issue 19: by the owner too, or by a token unique to each grant; a lease
+# whose validity ended given up; the hold after any restore, from live rows
+new="-DGIVEUP -DLHOLD -DLOGICAL"
+run gw-owner pass $gw -DTMAX=9 -DMATCH=1 $new
+run gw-token pass $gw -DTMAX=9 -DMATCH=2 $new
+# ... frozen between the validity check and the stamp, two holders of one
+# owner name, a release that lowers high_water to the holder's last ID
+run gw-token-adversary pass $gw -DTMAX=8 -DMATCH=2 $new -DSPLIT_ISSUE -DSAMEOWNER -DRELEASE_MARK
+# ... a new primary's clock 4 ticks behind, a gateway's clock with it
+run gw-registry-clock pass $gw -DTMAX=11 -DMATCH=1 $new -DRSKEW=4 -DGWOFF
+# ... a hold after pg_restore only when R7's row is missing: the new
+# server's own node leased before the restore ran, and nothing holds
+run gw-logical-hold-if-empty fail $gw -DTMAX=9 -DMATCH=1 -DGIVEUP -DLOGICAL -DLHOLD_EMPTY
+# ... a lost lease longer than the hold (lease_ttl + allowance) covers
+run gw-long-lease fail $gw -DTMAX=10 -DMATCH=1 $new -DGTTL=8
 
 if [ "$failed" -gt 0 ]; then
 	echo "model check: $failed run(s) failed"

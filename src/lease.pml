@@ -35,6 +35,8 @@
  *                              to a standby, restore from a backup; the copy S
  *                              is the standby (asynchronous) or a backup
  *   P.incrow, P.since          V2 R7 idgen.registry_incarnation
+ *   proctype Gateway           -DOUTSIDE: outside holders (idgen-gateway,
+ *                              idgen_lease_worker); src/lease_outside.pml
  *
  *   constant  GUC (one tick stands for about idgen.max_drift)
  *   TTL       idgen.lease_ttl
@@ -54,7 +56,11 @@
  * a backup); R7_AS_WRITTEN (V2 with DESIGN13's renewal rule, unsafe);
  * RSKEW=n with or without FIXRSKEW (registry clocks that disagree; the
  * allowance in the renewal rule and in R7's floor, FIXRSKEW_RENEW_ONLY: in
- * the renewal rule only, unsafe); OFFSETS (node clocks apart from the start).
+ * the renewal rule only, unsafe); OFFSETS (node clocks apart from the start);
+ * LOGICAL (the registry may be restored with pg_restore, which loses R7's
+ * row); OUTSIDE (the issuers are gateways: lease_outside.pml names its own
+ * switches); NO_P1 (P1 unchecked, so that a counterexample ends in the
+ * duplicate itself).
  *
  * Abstractions: real time is the integer t_now, the monotonic clock of a
  * node is t_now (its rate error is what MARGIN covers); one block of workers,
@@ -66,8 +72,8 @@
  * the node's view of its lease shorter than the registry's, so one step
  * loses no unsafe run.)  Renewals and releases happen at any time, which
  * covers every renewal schedule (R2 is about availability, not safety).
- * Outside generators (the gateway, idgen_lease_worker) follow the same row
- * arithmetic (R4) and are not modelled apart.  A split brain (two registries
+ * Outside generators (the gateway, idgen_lease_worker) are modelled apart,
+ * with -DOUTSIDE (lease_outside.pml), without nodes.  A split brain (two registries
  * answering at once, R8e) is left out: a failover happens only once the
  * primary is down.  Layout switches are left out of this model; see
  * docs/fleets.md "The model".
@@ -89,6 +95,9 @@
 
 #if !defined(V1) && !defined(V2)
 #error define V1 or V2
+#endif
+#if defined(OUTSIDE) && !defined(V2)
+#error OUTSIDE needs V2
 #endif
 
 #ifndef NI
@@ -117,6 +126,8 @@
 #define CMAX 1
 #endif
 #define GMAX 3
+/* since of the first incarnation ever met (NULL): no hold */
+#define NOHOLD (-20)
 #ifndef REG_EVENTS
 #define REG_EVENTS 1
 #endif
@@ -137,14 +148,22 @@ typedef Data {
 	short lu;		/* lease_until, registry clock */
 	short hw;		/* high_water */
 	bool rel;		/* V2: released cleanly, hw is the holder's ceiling */
+	byte ttl;		/* OUTSIDE: the lease's ttl */
+	byte tok;		/* OUTSIDE, MATCH 2: the grant's token */
 	byte incrow;	/* registry_incarnation: the incarnation recorded */
 	short since;
 };
 
-#define CLEAR(a) a.owner = 0; a.gen = 0; a.lu = 0; a.hw = 0; a.rel = false; \
-	a.incrow = 0; a.since = 0
+/* a row never leased: OUTSIDE, high_water NULL (its history in the past) */
+#ifdef OUTSIDE
+#define HW0 NOHOLD
+#else
+#define HW0 0
+#endif
+#define CLEAR(a) a.owner = 0; a.gen = 0; a.lu = 0; a.hw = HW0; a.rel = false; \
+	a.ttl = 0; a.tok = 0; a.incrow = 0; a.since = 0
 #define COPY(a, b) a.owner = b.owner; a.gen = b.gen; a.lu = b.lu; a.hw = b.hw; \
-	a.rel = b.rel; a.incrow = b.incrow; a.since = b.since
+	a.rel = b.rel; a.ttl = b.ttl; a.tok = b.tok; a.incrow = b.incrow; a.since = b.since
 
 Data P;				/* the primary's data */
 Data S;				/* the standby's (asynchronous) or a backup's: a prefix of P */
@@ -169,6 +188,7 @@ byte last_ctr[NI];
 byte crashes = 0;
 byte releases = 0;
 byte steps = 0;
+byte tok[NI];		/* OUTSIDE, MATCH 2: the token of the grant it holds */
 
 /* ghosts for the properties: they survive crashes */
 short g_ms[NI];
@@ -197,12 +217,16 @@ byte w_ctr;
 /* P1: at most one issuer holds the block with a validity it trusts */
 inline p1_check()
 {
+#ifdef NO_P1
+	skip
+#else
 	for (x : 0 .. NI - 1) {
 		for (y : 0 .. NI - 1) {
 			assert(x == y || !(VALID(x) && VALID(y)))
 		}
 	};
 	x = 0; y = 0
+#endif
 }
 
 /* V2 R7: each lease call notes a changed incarnation, since = now */
@@ -210,7 +234,20 @@ inline note_incarnation()
 {
 #ifdef V2
 	if
+#ifdef LOGICAL
+	/* after pg_restore, before any lease call: no row; 0.6 takes it for
+	 * the first incarnation ever met and holds nothing (since NULL), and
+	 * so does LHOLD_EMPTY, which holds then */
+	:: P.incrow == 0 -> P.incrow = inc;
+#ifdef LHOLD_EMPTY
+		P.since = RC
+#else
+		P.since = NOHOLD
+#endif
+	:: P.incrow != 0 && P.incrow != inc -> P.incrow = inc; P.since = RC
+#else
 	:: P.incrow != inc -> P.incrow = inc; P.since = RC
+#endif
 	:: else -> skip
 	fi
 #else
@@ -310,6 +347,33 @@ inline drop_lease(i)
 	hl[i] = false; gen[i] = 0; vu[i] = 0; hw[i] = 0; floor_[i] = 0; skewed[i] = false
 }
 
+/* the ID (ms, ctr) goes out: check P3 and P2, note it */
+inline record_id(i)
+{
+	/* P3 */
+	assert(!g_any[i] || ms > g_ms[i] || (ms == g_ms[i] && ctr > g_ctr[i]));
+	/* P2 */
+#ifdef P2_EXACT
+	assert(!w_set || ms != w_ms || ctr != w_ctr);
+	if
+	:: !w_set -> w_set = true; w_ms = ms; w_ctr = ctr
+	:: true -> skip
+	fi;
+#else
+	for (x : 0 .. NI - 1) {
+		assert(x == i || !g_any[x] || ms > g_ms[x] || (ms == g_ms[x] && ctr > g_ctr[x]))
+	};
+	x = 0;
+#endif
+	g_any[i] = true; g_ms[i] = ms; g_ctr[i] = ctr;
+	last_ms[i] = ms; last_ctr[i] = ctr; floor_[i] = 0;
+#ifdef OUTSIDE
+	printf("t=%d gateway %d issues (%d, %d)\n", t_now, i, ms, ctr)
+#else
+	printf("t=%d node %d issues (%d, %d)\n", t_now, i, ms, ctr)
+#endif
+}
+
 /* one ID: the generator's gates, the tick floor and the counter */
 inline issue(i)
 {
@@ -330,24 +394,7 @@ inline issue(i)
 #else
 	:: ms <= c + DRIFT && ms < lm[i] ->
 #endif
-		/* P3 */
-		assert(!g_any[i] || ms > g_ms[i] || (ms == g_ms[i] && ctr > g_ctr[i]));
-		/* P2 */
-#ifdef P2_EXACT
-		assert(!w_set || ms != w_ms || ctr != w_ctr);
-		if
-		:: !w_set -> w_set = true; w_ms = ms; w_ctr = ctr
-		:: true -> skip
-		fi;
-#else
-		for (x : 0 .. NI - 1) {
-			assert(x == i || !g_any[x] || ms > g_ms[x] || (ms == g_ms[x] && ctr > g_ctr[x]))
-		};
-		x = 0;
-#endif
-		g_any[i] = true; g_ms[i] = ms; g_ctr[i] = ctr;
-		last_ms[i] = ms; last_ctr[i] = ctr; floor_[i] = 0;
-		printf("t=%d node %d issues (%d, %d)\n", t_now, i, ms, ctr)
+		record_id(i)
 	:: else -> skip	/* refused: waits for the clock or the mark */
 	fi;
 	c = 0; ms = 0; ctr = 0
@@ -434,6 +481,20 @@ end:
 	od
 }
 
+#ifdef OUTSIDE
+#include "lease_outside.pml"
+#endif
+
+/* BACKUP_HAS_ROW: the copy has the row leased (a backup taken while the
+ * worker was held), so a loss keeps the lease's ttl, if not its renewals */
+#ifdef BACKUP_HAS_ROW
+#define COPY_OK && P.gen > 0
+#define BACKUP_OK && copied
+#else
+#define COPY_OK
+#define BACKUP_OK
+#endif
+
 inline new_clock()
 {
 	if
@@ -457,13 +518,13 @@ end:
 	 * the copy's last state before a failover or restore matters, and a
 	 * single copy at any moment reaches every such state: so one copy.
 	 */
-	:: atomic { !copied && reg_events < REG_EVENTS -> copied = true; COPY(S, P);
+	:: atomic { !copied && reg_events < REG_EVENTS COPY_OK -> copied = true; COPY(S, P);
 		printf("t=%d standby/backup copy taken\n", t_now) }
 	/* restart: the same data and clock, a new incarnation */
 	:: atomic { reg_events < REG_EVENTS -> reg_events++; CLEAR(S); inc++;
 		printf("t=%d registry restarted\n", t_now) }
 	/* failover to the standby */
-	:: atomic { reg_events < REG_EVENTS -> reg_events++;
+	:: atomic { reg_events < REG_EVENTS BACKUP_OK -> reg_events++;
 #if defined(V2) && defined(SYNC)
 		skip;		/* R6: the standby has every grant */
 #else
@@ -473,9 +534,29 @@ end:
 		printf("t=%d failover to the standby copy\n", t_now) }
 #ifdef RESTORE
 	/* restore from a backup (S), perhaps on another machine */
-	:: atomic { reg_events < REG_EVENTS -> reg_events++;
+	:: atomic { reg_events < REG_EVENTS BACKUP_OK -> reg_events++;
 		COPY(P, S); CLEAR(S); inc++; new_clock();
 		printf("t=%d restored from the backup copy\n", t_now) }
+#endif
+#ifdef LOGICAL
+	/*
+	 * pg_restore of a dump (S) into a new server: idgen.registry_incarnation
+	 * is not in it.  The server's own node may have leased before the
+	 * restore ran (docs/operations: the extension is created first), which
+	 * recorded the new incarnation as the first one ever (since NULL).
+	 * LHOLD: the restore itself starts the hold (the restore trigger).
+	 */
+	:: atomic { reg_events < REG_EVENTS BACKUP_OK -> reg_events++;
+		COPY(P, S); CLEAR(S); inc++; new_clock();
+#ifdef LHOLD
+		P.incrow = inc; P.since = RC;
+#else
+		if
+		:: P.incrow = 0; P.since = 0
+		:: P.incrow = inc; P.since = NOHOLD
+		fi;
+#endif
+		printf("t=%d restored from the logical dump\n", t_now) }
 #endif
 	od
 }
@@ -492,7 +573,19 @@ init
 {
 	atomic {
 		byte k;
+#ifdef OUTSIDE
+		P.incrow = 1; P.since = NOHOLD; S.incrow = 1; S.since = NOHOLD;
+		P.hw = HW0; S.hw = HW0;
+#else
 		P.incrow = 1; P.since = -HOLD; S.incrow = 1; S.since = -HOLD;
+#endif
+#ifdef GWOFF
+		/* gateway 0's clock agrees with a new primary's that runs behind */
+		if
+		:: off[0] = 0
+		:: off[0] = -RSKEW
+		fi;
+#endif
 #ifdef OFFSETS
 		/* clocks apart from the start (otherwise by steps and restarts) */
 		for (k : 0 .. NI - 1) {
@@ -507,7 +600,11 @@ init
 		run Registry();
 		run Time();
 		for (k : 0 .. NI - 1) {
+#ifdef OUTSIDE
+			run Gateway(k)
+#else
 			run Node(k)
+#endif
 		}
 	}
 }
