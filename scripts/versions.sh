@@ -67,7 +67,30 @@ echo "versions: testing $what"
 failed=0
 summary=()
 
-# --- 15, on this machine ------------------------------------------------------------
+# --- 17 and 18, in their chroots --------------------------------------------------------
+
+run_version() {
+	local v=$1 dir
+	if ! dir=$(idgen_chroot_ensure "$v"); then
+		echo "figures: no chroot"
+		return 1
+	fi
+	# one layer at a time in a chroot: it installs into the chroot's PostgreSQL
+	exec {runfd}>"$IDGEN_CHROOT_DIR/.run-$v"
+	flock "$runfd"
+	rm -rf "$dir/build/idgen"
+	mkdir -p "$dir/build/idgen"
+	tar -C "$dir/build/idgen" -xf "$work/tree.tar"
+	idgen_chroot_run "$v" "/build/idgen/scripts/versions_inside.sh $v ${tap[*]}"
+}
+
+declare -A pid start
+for v in $versions; do
+	start[$v]=$SECONDS
+	run_version "$v" >"$work/$v.log" 2>&1 &
+	pid[$v]=$!
+done
+# --- 15, on this machine, while the chroots run ----------------------------------------
 
 pg15=/usr/lib/postgresql/15/bin/pg_config
 t=$SECONDS
@@ -86,29 +109,6 @@ else
 	failed=$((failed + 1))
 fi
 
-# --- 17 and 18, in their chroots --------------------------------------------------------
-
-run_version() {
-	local v=$1 dir
-	if ! dir=$(idgen_chroot_ensure "$v"); then
-		echo "figures: no chroot"
-		return 1
-	fi
-	# one layer at a time in a chroot: it installs into the chroot's PostgreSQL
-	exec {runfd}>"$IDGEN_CHROOT_DIR/.run-$v"
-	flock "$runfd"
-	rm -rf "$dir/build"
-	mkdir -p "$dir/build/idgen"
-	tar -C "$dir/build/idgen" -xf "$work/tree.tar"
-	idgen_chroot_run "$v" "/build/idgen/scripts/versions_inside.sh $v ${tap[*]}"
-}
-
-declare -A pid start
-for v in $versions; do
-	start[$v]=$SECONDS
-	run_version "$v" >"$work/$v.log" 2>&1 &
-	pid[$v]=$!
-done
 for v in $versions; do
 	if wait "${pid[$v]}"; then rc=0; else rc=$?; fi
 	took=$((SECONDS - start[$v]))

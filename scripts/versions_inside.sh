@@ -60,26 +60,5 @@ count() {
 	sed -n -E 's/^#? ?(All ([0-9]+) tests passed|([0-9]+) of ([0-9]+) tests failed).*/\1/p' "$log" | tr '\n' ';' | sed 's/;$//'
 }
 
-if step "pg_regress" regress.log as_postgres make -s installcheck-regress-only; then :; else
-	[ -s regression.diffs ] && head -n 120 regression.diffs | sed 's/^/    /'
-fi
-fig+=("regress: $(count regress.log)")
-if step "isolation" isolation.log as_postgres make -s installcheck-isolation-only; then :; else
-	[ -s output_iso/regression.diffs ] && head -n 120 output_iso/regression.diffs | sed 's/^/    /'
-fi
-fig+=("isolation: $(count isolation.log)")
-
-# the TAP files in parallel: most of their time is waiting (restarts,
-# promotions, lease expiry), not CPU
-if step "TAP (${#tap[@]} files, prove -j${IDGEN_VERSIONS_JOBS:-4})" tap.log \
-	as_postgres make -s installcheck-tap-only PROVE_TESTS="${tap[*]}" PROVE_FLAGS="-j${IDGEN_VERSIONS_JOBS:-4}"; then :; else
-	for f in tmp_check/log/regress_log_*; do
-		[ -f "$f" ] && grep -q "not ok" "$f" && { echo "    --- $f"; grep -n "not ok" "$f" | head -20 | sed 's/^/    /'; }
-	done
-fi
-# prove's summary: "Files=8, Tests=231, ..." and "Result: PASS"
-fig+=("TAP: $(grep -E '^Files=' tap.log | sed -E 's/^(Files=[0-9]+, Tests=[0-9]+).*/\1/') $(grep -E '^Result:' tap.log)")
-grep -E '^t/|^test/t/' tap.log | sed 's/^/    /'
-
 echo "figures: $(IFS=';'; echo "${fig[*]}" | sed 's/;/; /g')"
 [ "$failed" -eq 0 ]
