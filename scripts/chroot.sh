@@ -3,8 +3,12 @@
 # Debian 13 (trixie) with PostgreSQL 17 and Debian unstable (sid) with 18.
 # Sourced by scripts/versions.sh, scripts/deb.sh and scripts/deb_check.sh.
 #
+#   idgen_chroot_lock MAJOR     wait for and take the chroot of MAJOR: one
+#                               user at a time, who may install into it; the
+#                               lock goes with the shell that took it (or
+#                               idgen_chroot_unlock)
 #   idgen_chroot_ensure MAJOR   make the chroot of MAJOR unless it is there and
-#                               works; prints its path
+#                               works; prints its path (hold the lock)
 #   idgen_chroot_run MAJOR CMD  run CMD (a bash -c string) as root in it, with
 #                               /proc, /dev and /dev/shm mounted
 #
@@ -36,7 +40,7 @@ idgen_chroot_packages() {
 	echo "postgresql-$v postgresql-server-dev-$v postgresql-server-dev-all" \
 		"libpq-dev libmicrohttpd-dev libipc-run-perl gcc make" \
 		"curl openssl libfaketime faketime procps" \
-		"debhelper dpkg-dev"
+		"build-essential debhelper dpkg-dev"
 }
 
 # the mirror apt on this machine uses (the first deb.debian.org-style URI of
@@ -84,22 +88,26 @@ idgen_chroot_ok() {
 		grep -q "^PostgreSQL $v\."
 }
 
+idgen_chroot_lock() {
+	mkdir -p "$IDGEN_CHROOT_DIR"
+	exec {idgen_chroot_lockfd}>"$IDGEN_CHROOT_DIR/.lock-$1"
+	flock "$idgen_chroot_lockfd"
+}
+
+idgen_chroot_unlock() {
+	exec {idgen_chroot_lockfd}>&-
+}
+
 idgen_chroot_ensure() {
 	local v=$1 dir suite mirror tmp start
 	suite=$(idgen_chroot_suite "$v") || { echo "chroot: no Debian release known for PostgreSQL $v" >&2; return 1; }
 	dir=$(idgen_chroot_path "$v")
-	mkdir -p "$IDGEN_CHROOT_DIR"
-	# one maker at a time per machine; others wait and then find it ready
-	exec {lockfd}>"$IDGEN_CHROOT_DIR/.lock-$v"
-	flock "$lockfd"
 	if idgen_chroot_ok "$v"; then
-		exec {lockfd}>&-
 		echo "$dir"
 		return 0
 	fi
 	if ! command -v mmdebstrap >/dev/null 2>&1; then
 		echo "chroot: mmdebstrap is missing (apt-get install mmdebstrap, or make deps)" >&2
-		exec {lockfd}>&-
 		return 1
 	fi
 	mirror=$(idgen_chroot_mirror)
@@ -123,7 +131,6 @@ idgen_chroot_ensure() {
 		tail -n 30 "$IDGEN_CHROOT_DIR/mmdebstrap-$v.log" >&2
 		echo "chroot: mmdebstrap failed (log: $IDGEN_CHROOT_DIR/mmdebstrap-$v.log)" >&2
 		rm -rf "$tmp"
-		exec {lockfd}>&-
 		return 1
 	fi
 	idgen_chroot_packages "$v" >"$tmp/.idgen-ready"
@@ -131,9 +138,7 @@ idgen_chroot_ensure() {
 	echo "chroot: made $dir in $(($(date +%s) - start)) s" >&2
 	if ! idgen_chroot_ok "$v"; then
 		echo "chroot: $dir was made but its pg_config does not answer PostgreSQL $v" >&2
-		exec {lockfd}>&-
 		return 1
 	fi
-	exec {lockfd}>&-
 	echo "$dir"
 }

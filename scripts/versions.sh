@@ -71,13 +71,12 @@ summary=()
 
 run_version() {
 	local v=$1 dir
+	# one user at a time in a chroot: this one installs into its PostgreSQL
+	idgen_chroot_lock "$v"
 	if ! dir=$(idgen_chroot_ensure "$v"); then
 		echo "figures: no chroot"
 		return 1
 	fi
-	# one layer at a time in a chroot: it installs into the chroot's PostgreSQL
-	exec {runfd}>"$IDGEN_CHROOT_DIR/.run-$v"
-	flock "$runfd"
 	rm -rf "$dir/build/idgen"
 	mkdir -p "$dir/build/idgen"
 	tar -C "$dir/build/idgen" -xf "$work/tree.tar"
@@ -112,6 +111,12 @@ fi
 for v in $versions; do
 	if wait "${pid[$v]}"; then rc=0; else rc=$?; fi
 	took=$((SECONDS - start[$v]))
+	# a pass is a pass of every step, with its count: a step that did not
+	# run at all must not look like one that passed
+	if [ "$rc" -eq 0 ] && ! grep -qE "^figures: build -Werror: ok; regress: All [0-9]+ tests passed; isolation: All [0-9]+ tests passed; All [0-9]+ tests passed; TAP: Files=${#tap[@]}, Tests=[0-9]+ Result: PASS\$" "$work/$v.log"; then
+		echo "versions: FAIL: PostgreSQL $v: the figures do not show every step passing" >>"$work/$v.log"
+		rc=1
+	fi
 	echo
 	echo "--- PostgreSQL $v ($(idgen_chroot_path "$v")):"
 	sed 's/^/  /' "$work/$v.log"

@@ -60,5 +60,34 @@ count() {
 	sed -n -E 's/^#? ?(All ([0-9]+) tests passed|([0-9]+) of ([0-9]+) tests failed).*/\1/p' "$log" | tr '\n' ';' | sed 's/;$//'
 }
 
+# the TAP files run in parallel with each other (prove -j) and with pg_regress
+# and the isolation specs: most of their time is waiting (restarts,
+# promotions, lease expiry), not CPU.  Each has its own clusters and ports.
+jobs=${IDGEN_VERSIONS_JOBS:-${#tap[@]}}
+step "TAP (${#tap[@]} files, prove -j$jobs)" tap.log \
+	as_postgres make -s installcheck-tap-only PROVE_TESTS="${tap[*]}" PROVE_FLAGS="-j$jobs" >tap.step 2>&1 &
+tap_pid=$!
+
+if step "pg_regress" regress.log as_postgres make -s installcheck-regress-only; then :; else
+	[ -s regression.diffs ] && head -n 120 regression.diffs | sed 's/^/    /'
+fi
+fig+=("regress: $(count regress.log)")
+if step "isolation" isolation.log as_postgres make -s installcheck-isolation-only; then :; else
+	[ -s output_iso/regression.diffs ] && head -n 120 output_iso/regression.diffs | sed 's/^/    /'
+fi
+fig+=("isolation: $(count isolation.log)")
+
+# the TAP step ran in the background, in a subshell: its exit status is its verdict
+if ! wait "$tap_pid"; then
+	failed=$((failed + 1))
+	for f in tmp_check/log/regress_log_*; do
+		[ -f "$f" ] && grep -q "^not ok" "$f" && { echo "    --- $f"; grep -n "^not ok" "$f" | head -20 | sed 's/^/    /'; }
+	done
+fi
+cat tap.step
+# prove's summary: "Files=8, Tests=429, ..." and "Result: PASS"
+fig+=("TAP: $(grep -E '^Files=' tap.log | sed -E 's/^(Files=[0-9]+, Tests=[0-9]+).*/\1/') $(grep -E '^Result:' tap.log)")
+grep -E '^t/|^test/t/' tap.log | sed 's/^/    /'
+
 echo "figures: $(IFS=';'; echo "${fig[*]}" | sed 's/;/; /g')"
 [ "$failed" -eq 0 ]
