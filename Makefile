@@ -55,7 +55,8 @@ PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter
 PG_CPPFLAGS = -I$(libpq_srcdir)
 SHLIB_LINK_INTERNAL = $(libpq)
 
-# The tested target is PostgreSQL 15; any pg_config on PATH works for a plain build.
+# The default target is PostgreSQL 15 (Debian 12); 17 and 18 are tested too
+# (scripts/versions.sh): make PG_CONFIG=/usr/lib/postgresql/17/bin/pg_config.
 PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 
@@ -119,12 +120,21 @@ bench: deps
 dist:
 	@scripts/dist.sh $(DISTDIR)
 
-# The Debian package postgresql-15-idgen_<default_version>_<arch>.deb, built
-# by dpkg-buildpackage with pg_buildext (debian/) in a scratch copy of the
-# tree; DEBDIR=dir puts it elsewhere than the top of the tree.
+# The Debian packages postgresql-{15,17,18}-idgen_<default_version>_<arch>.deb,
+# built by dpkg-buildpackage with pg_buildext (debian/) in a scratch copy of
+# the tree, 15 here and 17 and 18 in their Debian chroots (as root; otherwise
+# 15 only); DEBDIR=dir puts them elsewhere than the top of the tree.
 .PHONY: deb
 deb:
 	@scripts/deb.sh $(DEBDIR)
+
+# The committed tree on PostgreSQL 15, 17 and 18: a -Werror build here, and
+# in Debian 13 and unstable chroots (kept in /var/cache/idgen-chroots) the
+# build, regress, isolation and a set of TAP files (scripts/versions.sh);
+# make test runs it as a layer too.  Needs root.
+.PHONY: versions
+versions:
+	scripts/versions.sh
 
 # regress and isolation against idgen.so built with ASan and UBSan, in a scratch
 # copy of PostgreSQL (scripts/sanitize.sh); make test runs it as a layer too

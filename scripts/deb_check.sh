@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
 # make test's "Debian package" layer: `make deb` builds
-# postgresql-15-idgen_<version>_<arch>.deb, `apt install ./<it>.deb` installs
-# it on this machine, its files are where dpkg says, a throwaway cluster with
-# shared_preload_libraries = 'idgen' creates the extension and generates an
-# ID, `apt remove` takes it away again and its files are gone.
+# postgresql-<major>-idgen_<version>_<arch>.deb for PostgreSQL 15, 17 and 18
+# (scripts/deb.sh), and each is checked where its PostgreSQL is: 15 on this
+# machine, 17 and 18 in their Debian chroots (scripts/chroot.sh).  The check:
+# `apt install ./<it>.deb` installs it, its files are where dpkg says, a
+# throwaway cluster with shared_preload_libraries = 'idgen' creates the
+# extension and generates IDs, `apt remove` takes it away again and its files
+# are gone.
+#
+#   scripts/deb_check.sh                        build all, check all
+#   scripts/deb_check.sh --one MAJOR FILE.deb   check one package here
 #
 # Installing the package overwrites, and removing it deletes, the very files
 # `make install` put into the system PostgreSQL (idgen.so, the control file,
-# the scripts).  So this layer first saves those files as they are and puts
+# the scripts).  So the check first saves those files as they are and puts
 # them back at the end, whatever happened, and checks that they are back: it
-# leaves the machine as it found it.  scripts/test.sh runs it last.
+# leaves the machine (and the chroot) as it found it.  scripts/test.sh runs
+# it last.
 #
 # It has to be root (apt).  As another user it skips with a message, unless
 # IDGEN_REQUIRE_DEB=1, which makes that a failure.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd -P)
-PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
-package=postgresql-15-idgen
 run_as=${IDGEN_TEST_USER:-postgres}
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -28,8 +33,66 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "deb_check: skipped: installing a package needs root (IDGEN_REQUIRE_DEB=1 makes this a failure)"
 	exit 0
 fi
+
+# --- all: build the packages, check each where its PostgreSQL is -------------------
+
+if [ "${1:-}" != --one ]; then
+	# shellcheck source=scripts/chroot.sh
+	. "$root/scripts/chroot.sh"
+	majors=${IDGEN_DEB_VERSIONS:-15 17 18}
+	version=$(sed -n "s/^[[:space:]]*default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" "$root/idgen.control")
+	out=$(mktemp -d /tmp/idgen-debs.XXXXXX)
+	trap 'rm -rf "$out"' EXIT
+	if ! IDGEN_DEB_VERSIONS=$majors "$root/scripts/deb.sh" "$out"; then
+		echo "deb_check: FAIL: make deb" >&2
+		exit 1
+	fi
+	failed=()
+	for v in $majors; do
+		shopt -s nullglob
+		debs=("$out"/postgresql-"$v"-idgen_"$version"_*.deb)
+		shopt -u nullglob
+		echo
+		echo "deb_check: --- PostgreSQL $v"
+		if [ ${#debs[@]} -ne 1 ]; then
+			echo "deb_check: FAIL: make deb made one postgresql-$v-idgen_${version}_*.deb (found ${#debs[@]})" >&2
+			failed+=("$v")
+			continue
+		fi
+		echo "deb_check: ok: make deb built $(basename "${debs[0]}")"
+		if [ "$v" = 15 ]; then
+			"$0" --one "$v" "${debs[0]}" || failed+=("$v")
+			continue
+		fi
+		(
+			# one user of a chroot at a time (versions.sh, deb.sh)
+			idgen_chroot_lock "$v"
+			dir=$(idgen_chroot_ensure "$v") || exit 1
+			rm -rf "$dir/build/debcheck"
+			mkdir -p "$dir/build/debcheck/scripts"
+			cp "$0" "$dir/build/debcheck/scripts/deb_check.sh"
+			cp "$root/idgen.control" "$root"/idgen--*.sql "$dir/build/debcheck/"
+			cp "${debs[0]}" "$dir/build/debcheck/"
+			idgen_chroot_run "$v" "/build/debcheck/scripts/deb_check.sh --one $v /build/debcheck/$(basename "${debs[0]}")"
+		) || failed+=("$v")
+	done
+	echo
+	if [ ${#failed[@]} -gt 0 ]; then
+		echo "deb_check: FAIL: the packages of PostgreSQL ${failed[*]}"
+		exit 1
+	fi
+	echo "deb_check: the packages of PostgreSQL $majors install, load and issue IDs"
+	exit 0
+fi
+
+# --- one package, here ------------------------------------------------------------------
+
+v=$2
+deb=$3
+PG_CONFIG=/usr/lib/postgresql/$v/bin/pg_config
+package=postgresql-$v-idgen
 if [ ! -x "$PG_CONFIG" ]; then
-	echo "deb_check: FAIL: $PG_CONFIG is missing (postgresql-server-dev-15)" >&2
+	echo "deb_check: FAIL: $PG_CONFIG is missing (postgresql-server-dev-$v)" >&2
 	exit 1
 fi
 if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
@@ -88,24 +151,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# --- build ------------------------------------------------------------------------
+# --- the package ---------------------------------------------------------------------
 
-if ! "$root/scripts/deb.sh" "$work/out"; then
-	fail "make deb"
+if [ ! -f "$deb" ]; then
+	fail "no package $deb"
 	exit 1
 fi
-shopt -s nullglob
-debs=("$work"/out/"$package"_"$version"_*.deb)
-shopt -u nullglob
-if [ ${#debs[@]} -ne 1 ]; then
-	fail "make deb made one ${package}_${version}_*.deb (found ${#debs[@]})"
-	exit 1
-fi
-deb=${debs[0]}
-ok "make deb built $(basename "$deb")"
+mkdir -p "$work/out"
+cp "$deb" "$work/out/"
+deb=$work/out/$(basename "$deb")
 check "the package is named $package" test "$(dpkg-deb -f "$deb" Package)" = "$package"
 check "its version is idgen.control's default_version $version" test "$(dpkg-deb -f "$deb" Version)" = "$version"
-check "it depends on postgresql-15" grep -q 'postgresql-15' <<<"$(dpkg-deb -f "$deb" Depends)"
+check "it depends on postgresql-$v" grep -q "postgresql-$v" <<<"$(dpkg-deb -f "$deb" Depends)"
 
 # --- apt install ------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ packages=(
 	libmicrohttpd-dev libpq-dev wrk openssl curl
 	patroni python3-etcd etcd-server etcd-client
 	spin
+	mmdebstrap
 )
 
 # node-postgres round trips need node and npm; use the machine's if it has them

@@ -83,6 +83,10 @@ layer "pg_regress" regress
 layer "isolation" isolation
 layer "sanitizers (regress and isolation under ASan+UBSan)" "$root/scripts/sanitize.sh"
 layer "TAP" tap
+# the committed tree on PostgreSQL 15 (the build with warnings as errors),
+# 17 and 18 (build, regress, isolation and the restart, crash, clock,
+# standby, fleet-outage and gateway TAP files in Debian chroots)
+layer "PostgreSQL versions (15, 17, 18)" "$root/scripts/versions.sh"
 # the Debian package (make deb, apt install, load, apt remove): last, since
 # installing and removing it replaces and deletes the files `make install`
 # put into the system PostgreSQL (scripts/deb_check.sh puts them back)

@@ -22,10 +22,6 @@
 
 PG_MODULE_MAGIC;
 
-#if PG_VERSION_NUM < 160000
-void		_PG_init(void);
-#endif
-
 void
 _PG_init(void)
 {

@@ -304,7 +304,7 @@ shown_token(text *token)
 	return psprintf("%.*s...", pg_mbcliplen(s, len, SHOWN_TOKEN_MAX), s);
 }
 
-static void report_foreign(text *token) pg_attribute_noreturn();
+IDGEN_NORETURN static void report_foreign(text *token);
 
 static void
 report_foreign(text *token)

@@ -2,6 +2,9 @@
 -- They return the type itself, so idgen_timestamp(max(id)) works; their
 -- sort operators let the planner answer them from the btree index with a
 -- one-row index scan (an InitPlan with a Limit) instead of reading the table.
+-- (idgen_aggregate_1.out is the output on PostgreSQL 17 and later, whose
+-- EXPLAIN prints "InitPlan 1" without "(returns $0)" and leaves out the
+-- IS NOT NULL index condition on a NOT NULL column)
 SET timezone = 'UTC';
 
 -- the aggregates in the catalog: each has the type's own > or < as its sort

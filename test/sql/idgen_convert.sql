@@ -6,6 +6,8 @@
 -- refuses values an idgen cannot hold or new IDs could not stay above.  It
 -- is all or nothing, and each conversion is audited.  Generated IDs are
 -- never printed.
+-- (idgen_convert_1.out is the output on PostgreSQL 18 and later, whose
+-- EXPLAIN marks a node that enable_seqscan = off disabled "Disabled: true")
 SET timezone = 'UTC';
 
 -- helpers: the facts about a column, and a conversion's outcome with its

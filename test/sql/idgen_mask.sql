@@ -246,14 +246,18 @@ SELECT idgen_unmask(:'key2_token') = 42::bigint::idgen AS with_key_2,
 --
 CREATE TABLE mask_parallel AS SELECT id, token FROM m64 WHERE g <= 20000;
 ANALYZE mask_parallel;
-SET force_parallel_mode = on;
+-- the setting is debug_parallel_query since PostgreSQL 16 and was
+-- force_parallel_mode before: set whichever this server has (one row)
+SELECT set_config(name, 'on', false) AS parallel_forced
+FROM pg_settings WHERE name IN ('debug_parallel_query', 'force_parallel_mode');
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 EXPLAIN (COSTS OFF)
 SELECT count(*) FILTER (WHERE idgen_unmask(token) <> id) FROM mask_parallel;
 SELECT count(*) AS ids, count(*) FILTER (WHERE idgen_unmask(token) <> id) AS mismatches
 FROM mask_parallel;
-RESET force_parallel_mode;
+SELECT set_config(name, reset_val, false) AS parallel_reset
+FROM pg_settings WHERE name IN ('debug_parallel_query', 'force_parallel_mode');
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 DROP TABLE mask_parallel;

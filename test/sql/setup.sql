@@ -13,12 +13,20 @@ WHERE e.extname = 'idgen';
 SELECT 'idgen' = ANY (string_to_array(replace(current_setting('shared_preload_libraries'), ' ', ''), ','))
     AS preloaded;
 
--- the objects that belong to the extension, by kind
+-- the objects that belong to the extension, by kind.  A type that is part
+-- of another object (a table's or view's row type, a type's array type: it
+-- has an internal dependency on that object) is not counted: PostgreSQL 17
+-- lists those as members as well (commit e5bc945, "Explicitly list
+-- dependent types as extension members in pg_depend"), 15 and 16 list only
+-- the object they belong to, and the count would differ (32 against 2)
 SELECT d.classid::regclass AS catalog, count(*) AS objects
 FROM pg_depend d
 WHERE d.refclassid = 'pg_extension'::regclass
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'idgen')
   AND d.deptype = 'e'
+  AND NOT (d.classid = 'pg_type'::regclass
+           AND EXISTS (SELECT FROM pg_depend i
+                       WHERE i.classid = d.classid AND i.objid = d.objid AND i.deptype = 'i'))
 GROUP BY d.classid
 ORDER BY d.classid::regclass::text COLLATE "C";
 

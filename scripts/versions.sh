@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# make test's version layer (also `make versions`): the committed tree on
+# PostgreSQL 15, 17 and 18.
+#
+#   15  this machine's (Debian 12): the build with warnings as errors; the
+#       other layers of make test run everything else on it
+#   17  a Debian 13 (trixie) chroot, 18 a Debian unstable chroot
+#       (scripts/chroot.sh makes and keeps them): in each, the build with
+#       warnings as errors, pg_regress, the isolation specs and the TAP files
+#       below, as the chroot's postgres user (scripts/versions_inside.sh)
+#
+# "The committed tree" is git archive HEAD when the tree is a git checkout,
+# the tree itself otherwise (an unpacked release), so what is tested is what
+# a clone gets.  17 and 18 run at the same time, each its TAP files with
+# prove -j.  Prints each version's figures and time; exits non-zero if any
+# version failed.
+#
+# Needs root (mmdebstrap, chroot, mounts).  As another user it skips with a
+# message, unless IDGEN_REQUIRE_VERSIONS=1, which makes that a failure.
+# IDGEN_TEST_VERSIONS="17" runs only some of the chroot versions.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd -P)
+# shellcheck source=scripts/chroot.sh
+. "$root/scripts/chroot.sh"
+
+versions=${IDGEN_TEST_VERSIONS:-17 18}
+# restart, crash under load, the clock going back (libfaketime) and jumping
+# (the clock shim), standby promotion and failover timelines, a fleet through
+# a registry outage, the gateway against this version's registry.  prove
+# starts them in this order, four at a time: the four long ones (about two
+# minutes each on a busy machine) first, the short ones in the gaps
+tap=(test/t/022_clock_jump.pl test/t/031_failover_timelines.pl
+	test/t/101_fleet_outage.pl test/t/120_gateway.pl
+	test/t/010_restart.pl test/t/011_crash_under_load.pl
+	test/t/020_clock_faketime.pl test/t/030_standby.pl)
+
+if [ "$(id -u)" -ne 0 ]; then
+	if [ "${IDGEN_REQUIRE_VERSIONS:-}" = 1 ]; then
+		echo "versions: FAIL: IDGEN_REQUIRE_VERSIONS=1, but the chroots need root" >&2
+		exit 1
+	fi
+	echo "versions: skipped: the chroots need root (IDGEN_REQUIRE_VERSIONS=1 makes this a failure)"
+	exit 0
+fi
+
+layer_start=$SECONDS
+work=$(mktemp -d /tmp/idgen-versions.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# --- the committed tree ------------------------------------------------------------
+
+if [ -d "$root/.git" ] || [ -f "$root/.git" ]; then
+	if ! git -C "$root" archive --format=tar HEAD >"$work/tree.tar"; then
+		echo "versions: FAIL: git archive HEAD" >&2
+		exit 1
+	fi
+	what="HEAD $(git -C "$root" rev-parse --short HEAD)"
+	if [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+		what="$what (uncommitted changes are not tested)"
+	fi
+else
+	tar -C "$root" --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=./tmp_check \
+		--exclude=./results --exclude=./log -cf "$work/tree.tar" .
+	what="the tree (no .git)"
+fi
+echo "versions: testing $what"
+
+failed=0
+summary=()
+
+# --- 17 and 18, in their chroots --------------------------------------------------------
+
+run_version() {
+	local v=$1 dir
+	# one user at a time in a chroot: this one installs into its PostgreSQL
+	idgen_chroot_lock "$v"
+	if ! dir=$(idgen_chroot_ensure "$v"); then
+		echo "figures: no chroot"
+		return 1
+	fi
+	rm -rf "$dir/build/idgen"
+	mkdir -p "$dir/build/idgen"
+	tar -C "$dir/build/idgen" -xf "$work/tree.tar"
+	idgen_chroot_run "$v" "/build/idgen/scripts/versions_inside.sh $v ${tap[*]}"
+}
+
+declare -A pid start
+for v in $versions; do
+	start[$v]=$SECONDS
+	run_version "$v" >"$work/$v.log" 2>&1 &
+	pid[$v]=$!
+done
+# --- 15, on this machine, while the chroots run ----------------------------------------
+
+pg15=/usr/lib/postgresql/15/bin/pg_config
+t=$SECONDS
+mkdir "$work/15"
+tar -C "$work/15" -xf "$work/tree.tar"
+if [ ! -x "$pg15" ]; then
+	echo "versions: FAIL: $pg15 is missing (postgresql-server-dev-15)"
+	summary+=("PostgreSQL 15: FAILED: no pg_config")
+	failed=$((failed + 1))
+elif make -C "$work/15/gateway" -s PG_CONFIG="$pg15" CFLAGS='-O2 -g -Werror' >"$work/15.log" 2>&1 &&
+	make -C "$work/15" -s -j2 PG_CONFIG="$pg15" COPT=-Werror with_llvm=no >>"$work/15.log" 2>&1; then
+	summary+=("PostgreSQL 15: build -Werror: ok (pg_regress, isolation and TAP: the other layers); $((SECONDS - t)) s")
+else
+	tail -n 60 "$work/15.log"
+	summary+=("PostgreSQL 15: FAILED: build -Werror; $((SECONDS - t)) s")
+	failed=$((failed + 1))
+fi
+
+for v in $versions; do
+	if wait "${pid[$v]}"; then rc=0; else rc=$?; fi
+	took=$((SECONDS - start[$v]))
+	# a pass is a pass of every step, with its count: a step that did not
+	# run at all must not look like one that passed
+	if [ "$rc" -eq 0 ] && ! grep -qE "^figures: build -Werror: ok; regress: All [0-9]+ tests passed; isolation: All [0-9]+ tests passed; All [0-9]+ tests passed; TAP: Files=${#tap[@]}, Tests=[0-9]+ Result: PASS\$" "$work/$v.log"; then
+		echo "versions: FAIL: PostgreSQL $v: the figures do not show every step passing" >>"$work/$v.log"
+		rc=1
+	fi
+	echo
+	echo "--- PostgreSQL $v ($(idgen_chroot_path "$v")):"
+	sed 's/^/  /' "$work/$v.log"
+	fig=$(sed -n 's/^figures: //p' "$work/$v.log" | tail -n 1)
+	if [ "$rc" -eq 0 ]; then
+		summary+=("PostgreSQL $v: ${fig:-?}; $took s")
+	else
+		summary+=("PostgreSQL $v: FAILED: ${fig:-?}; $took s")
+		failed=$((failed + 1))
+	fi
+done
+
+echo
+for s in "${summary[@]}"; do
+	echo "versions: $s"
+done
+echo "versions: $((SECONDS - layer_start)) s in all, $failed version(s) failed"
+[ "$failed" -eq 0 ]
