@@ -602,6 +602,7 @@ CREATE TABLE idgen.worker_lease (
     clock_offset_ms bigint,
     node_state  text,
     drift_allowance interval,
+    grant_floor timestamptz,
     PRIMARY KEY (region, worker),
     CHECK ((owner IS NULL) = (lease_until IS NULL))
 );
@@ -616,6 +617,7 @@ COMMENT ON COLUMN idgen.worker_lease.heartbeat_at IS 'registry clock at the hold
 COMMENT ON COLUMN idgen.worker_lease.clock_offset_ms IS 'the holder''s clock minus the registry''s, as last measured';
 COMMENT ON COLUMN idgen.worker_lease.node_state IS 'the state the holding node reported at its last renewal';
 COMMENT ON COLUMN idgen.worker_lease.drift_allowance IS 'how far past the registry''s clock the holder may stamp IDs (its max_drift plus max_skew): after an unclean end the next holder starts above lease_until plus this';
+COMMENT ON COLUMN idgen.worker_lease.grant_floor IS 'the high-water mark an outside lease started above: a release with the holder''s final mark never sets high_water below it (NULL for a lease granted before 0.7: its release keeps the mark)';
 REVOKE ALL ON idgen.worker_lease FROM PUBLIC;
 -- rows nobody ever held carry nothing: the lease functions make them on
 -- the fly, and a restore of them would only collide with the new server's
@@ -698,11 +700,12 @@ $$;
 COMMENT ON FUNCTION idgen.require_registry() IS 'raise unless this is the registry database (idgen.database) in a READ COMMITTED transaction';
 REVOKE ALL ON FUNCTION idgen.require_registry() FROM PUBLIC;
 
--- one advisory-lock key serialises every change of lease ownership
+-- one advisory-lock key serialises node leases, fences and ranges; an
+-- outside lease takes its row by the row lock alone (idgen_lease_worker)
 CREATE FUNCTION idgen.lock_registry() RETURNS void
     LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$ SELECT pg_advisory_xact_lock(7596555481923411968) $$;
-COMMENT ON FUNCTION idgen.lock_registry() IS 'transaction lock taken by every change of lease ownership';
+COMMENT ON FUNCTION idgen.lock_registry() IS 'transaction lock taken by node leases, fences and range leases (outside leases lock only the row they take)';
 REVOKE ALL ON FUNCTION idgen.lock_registry() FROM PUBLIC;
 
 CREATE FUNCTION idgen.audit(action text, detail text) RETURNS void
@@ -725,12 +728,18 @@ CREATE TABLE idgen.registry_incarnation (
     timeline          integer NOT NULL,
     postmaster_start  timestamptz NOT NULL,
     since             timestamptz,
-    restart_only      boolean NOT NULL DEFAULT false
+    restart_only      boolean NOT NULL DEFAULT false,
+    hold_until        timestamptz,
+    local_exempt      boolean NOT NULL DEFAULT false,
+    generation_floor  bigint NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX registry_incarnation_one_row ON idgen.registry_incarnation ((true));
 COMMENT ON TABLE idgen.registry_incarnation IS 'the registry instance that answers lease calls (one row), and since when: grants wait a hold after it changes';
 COMMENT ON COLUMN idgen.registry_incarnation.since IS 'when lease calls first met this incarnation; NULL: the first one they met, when the table was empty';
 COMMENT ON COLUMN idgen.registry_incarnation.restart_only IS 'the change was a restart of the same system on the same timeline (or a restore that looks like one)';
+COMMENT ON COLUMN idgen.registry_incarnation.hold_until IS 'until when no block is granted, judged at the change from the leases that may still run then; NULL: a change recorded by 0.6, judged by its rule';
+COMMENT ON COLUMN idgen.registry_incarnation.local_exempt IS 'the registry''s own node is granted its block without the hold: a plain restart with no remote or outside lease that may still run';
+COMMENT ON COLUMN idgen.registry_incarnation.generation_floor IS 'no generation granted in this incarnation lies below it, nor at or below one granted in an earlier incarnation, also one this registry lost';
 REVOKE ALL ON idgen.registry_incarnation FROM PUBLIC;
 -- not dumped: it describes the running instance, not the registry's data
 -- (a physical copy carries it, and so holds; a logical restore of leases
@@ -771,67 +780,198 @@ $$;
 COMMENT ON FUNCTION idgen.registry_clock_allowance() IS 'how far the clocks of the registry''s members may differ: its idgen.max_skew';
 REVOKE ALL ON FUNCTION idgen.registry_clock_allowance() FROM PUBLIC;
 
+/*
+ * What may still run from before a change of incarnation (R7; issue 19):
+ * the hold lasts as long as a lease the registry may have lost could run,
+ * not as long as the longest lease it ever granted.  A lease whose row here
+ * ended before the last write this copy holds (its latest grant, renewal or
+ * heartbeat) had no renewal since, as a renewal needs a running lease, and
+ * a released one is over.  The others may have been renewed by writes this
+ * copy lacks:
+ *   - a node's: its TTL counts in the hold, and the registry's own node is
+ *     spared the hold only when no remote or outside lease may still run;
+ *   - an outside holder's: its row keeps the worker instead, its mark
+ *     raised to the change plus its TTL plus the clock allowance, so that
+ *     worker alone waits while everyone else goes on.
+ * Grants this copy lacks altogether are covered by the registry's own
+ * idgen.lease_ttl, as before, with the largest allowance of any node.
+ */
+CREATE FUNCTION idgen.incarnation_hold(p_since timestamptz, p_restart boolean,
+    OUT hold_until timestamptz, OUT local_exempt boolean)
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
+$$
+DECLARE
+    skew interval := idgen.registry_clock_allowance();
+    v_lease_ttl interval := coalesce(nullif(current_setting('idgen.lease_ttl', true), '')::interval,
+                             interval '30 s');
+    last_write timestamptz;
+    v_ttl interval;
+    v_allowance interval;
+BEGIN
+    SELECT least(p_since, coalesce(max(greatest(l.renewed_at, l.acquired_at, l.heartbeat_at)),
+                                   p_since))
+      INTO last_write
+    FROM idgen.worker_lease AS l;
+    UPDATE idgen.worker_lease AS l
+    SET high_water = greatest(l.high_water, p_since + l.ttl + skew)
+    WHERE l.owner IS NOT NULL AND l.node_sysid IS NULL AND l.ttl IS NOT NULL
+      AND l.lease_until > last_write;
+    SELECT greatest(v_lease_ttl, max(l.ttl) FILTER (WHERE l.owner IS NOT NULL AND l.node_sysid IS NOT NULL
+                                              AND l.lease_until > last_write)),
+           greatest(idgen.registry_drift_allowance(v_lease_ttl),
+                    max(l.drift_allowance) FILTER (WHERE l.node_sysid IS NOT NULL
+                                                     OR (l.owner IS NOT NULL
+                                                         AND l.lease_until > last_write))),
+           p_restart AND NOT coalesce(bool_or(l.owner IS NOT NULL
+                                              AND (l.remote OR l.node_sysid IS NULL)
+                                              AND (l.lease_until > last_write
+                                                   OR l.lease_until + coalesce(l.drift_allowance, interval '0')
+                                                      + skew > p_since)), false)
+      INTO v_ttl, v_allowance, local_exempt
+    FROM idgen.worker_lease AS l;
+    hold_until := p_since + v_ttl + v_allowance + skew;
+END
+$$;
+COMMENT ON FUNCTION idgen.incarnation_hold(timestamptz, boolean) IS 'at a change of incarnation: until when no block is granted (the leases that may still run, at least idgen.lease_ttl, plus allowances), and whether the registry''s own node is spared; raises the marks of outside leases that may have been renewed unseen';
+REVOKE ALL ON FUNCTION idgen.incarnation_hold(timestamptz, boolean) FROM PUBLIC;
+
 CREATE FUNCTION idgen.registry_incarnation_check(p_local boolean DEFAULT false,
     OUT incarnation text, OUT hold_until timestamptz)
     LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
     r record;
-    v_since timestamptz;
-    v_restart boolean;
+    i idgen.registry_incarnation;
+    h record;
     v_hold interval;
 BEGIN
     SELECT * INTO r FROM idgen.running_incarnation();
     incarnation := format('%s/%s/%s', r.system_identifier, r.timeline,
                           floor(extract(epoch FROM r.postmaster_start) * 1000)::bigint);
-    SELECT i.since, i.restart_only INTO v_since, v_restart FROM idgen.registry_incarnation AS i
-    WHERE i.system_identifier = r.system_identifier AND i.timeline = r.timeline
-      AND i.postmaster_start = r.postmaster_start;
+    SELECT * INTO i FROM idgen.registry_incarnation AS x
+    WHERE x.system_identifier = r.system_identifier AND x.timeline = r.timeline
+      AND x.postmaster_start = r.postmaster_start;
     IF NOT FOUND THEN
         -- one caller records the change; the others wait for its row lock
-        UPDATE idgen.registry_incarnation AS i
+        UPDATE idgen.registry_incarnation AS x
         SET system_identifier = r.system_identifier, timeline = r.timeline,
             postmaster_start = r.postmaster_start, since = idgen.clock(),
-            restart_only = (i.system_identifier = r.system_identifier
-                            AND i.timeline = r.timeline)
-        WHERE (i.system_identifier, i.timeline, i.postmaster_start)
+            restart_only = (x.system_identifier = r.system_identifier
+                            AND x.timeline = r.timeline),
+            hold_until = NULL, local_exempt = false
+        WHERE (x.system_identifier, x.timeline, x.postmaster_start)
               IS DISTINCT FROM (r.system_identifier, r.timeline, r.postmaster_start)
-        RETURNING i.since, i.restart_only INTO v_since, v_restart;
+        RETURNING x.* INTO i;
         IF FOUND THEN
+            -- judged once, from the rows as the change found them
+            SELECT * INTO h FROM idgen.incarnation_hold(i.since, i.restart_only);
+            UPDATE idgen.registry_incarnation AS x
+            SET hold_until = h.hold_until, local_exempt = h.local_exempt,
+                generation_floor = greatest(x.generation_floor,
+                                            floor(extract(epoch FROM h.hold_until) * 1000000)::bigint)
+            RETURNING x.* INTO i;
             PERFORM idgen.audit('registry_incarnation',
-                format('the registry is a new incarnation %s since %s: no block is granted during the hold',
-                       incarnation, v_since));
+                format('the registry is a new incarnation %s since %s: no block is granted until %s%s',
+                       incarnation, i.since, i.hold_until,
+                       CASE WHEN i.local_exempt THEN ' but to its own node' ELSE '' END));
         ELSE
             -- the first lease call ever: nothing was granted before it
-            INSERT INTO idgen.registry_incarnation
+            INSERT INTO idgen.registry_incarnation (system_identifier, timeline, postmaster_start,
+                                                    since, restart_only)
             SELECT r.system_identifier, r.timeline, r.postmaster_start, NULL, false
             WHERE NOT EXISTS (SELECT 1 FROM idgen.registry_incarnation)
             ON CONFLICT DO NOTHING
-            RETURNING since, restart_only INTO v_since, v_restart;
+            RETURNING * INTO i;
             IF NOT FOUND THEN
-                SELECT i.since, i.restart_only INTO v_since, v_restart
-                FROM idgen.registry_incarnation AS i;
+                SELECT * INTO i FROM idgen.registry_incarnation AS x;
             END IF;
         END IF;
     END IF;
-    IF v_since IS NULL
-       OR (p_local AND v_restart AND NOT EXISTS (SELECT 1 FROM idgen.worker_lease AS l
-                                     WHERE l.remote OR (l.node_sysid IS NULL AND l.generation > 0))) THEN
+    IF i.since IS NULL OR (p_local AND i.local_exempt) THEN
         hold_until := '-infinity';
-        RETURN;
+    ELSIF i.hold_until IS NOT NULL THEN
+        hold_until := i.hold_until;
+    ELSIF p_local AND i.restart_only
+          AND NOT EXISTS (SELECT 1 FROM idgen.worker_lease AS l
+                          WHERE l.remote OR (l.node_sysid IS NULL AND l.generation > 0)) THEN
+        -- a change recorded before 0.7 (hold_until NULL): its rule
+        hold_until := '-infinity';
+    ELSE
+        SELECT greatest(max(l.ttl),
+                        coalesce(nullif(current_setting('idgen.lease_ttl', true), '')::interval,
+                                 interval '30 s'))
+               + coalesce(max(l.drift_allowance), interval '0')
+          INTO v_hold
+        FROM idgen.worker_lease AS l;
+        hold_until := i.since + v_hold + idgen.registry_clock_allowance();
     END IF;
-    SELECT greatest(max(l.ttl),
-                    coalesce(nullif(current_setting('idgen.lease_ttl', true), '')::interval,
-                             interval '30 s'))
-           + coalesce(max(l.drift_allowance), interval '0')
-      INTO v_hold
-    FROM idgen.worker_lease AS l;
-    -- the registry's clock may now run behind the one that granted
-    hold_until := v_since + v_hold + idgen.registry_clock_allowance();
 END
 $$;
-COMMENT ON FUNCTION idgen.registry_incarnation_check(boolean) IS 'the running registry incarnation, recorded when it changed, and until when no block may be granted (to the local node, p_local, none after a plain restart of a registry that never held a remote or outside lease)';
+COMMENT ON FUNCTION idgen.registry_incarnation_check(boolean) IS 'the running registry incarnation, recorded when it changed, and until when no block may be granted (to the local node, p_local, none after a plain restart with no remote or outside lease that may still run)';
 REVOKE ALL ON FUNCTION idgen.registry_incarnation_check(boolean) FROM PUBLIC;
+
+/*
+ * A dump of a registry is being restored here (a trigger saw its rows).
+ * The registry it was taken from may have granted and renewed after the
+ * dump, and those writes are lost, like a physical copy's; and the
+ * incarnation row is not in a dump, so the restore would otherwise meet a
+ * "first" incarnation and hold nothing.  So a restore is a change of
+ * incarnation that is no plain restart: no block is granted until a lease
+ * the lost writes may have made has run out (idgen.lease_ttl, or a
+ * restored node lease's TTL if longer, plus allowances and the clock
+ * allowance), and generations go on above that instant's floor.  The
+ * registry it came from must be stopped before this one grants.
+ */
+CREATE FUNCTION idgen.note_restore(p_ttl interval, p_allowance interval) RETURNS timestamptz
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
+$$
+DECLARE
+    r record;
+    v_now timestamptz := idgen.clock();
+    v_lease_ttl interval := coalesce(nullif(current_setting('idgen.lease_ttl', true), '')::interval,
+                             interval '30 s');
+    v_hold timestamptz;
+BEGIN
+    -- only the registry database: elsewhere nobody leases by these rows
+    IF current_setting('idgen.database', true) IS DISTINCT FROM current_database() THEN
+        RETURN NULL;
+    END IF;
+    SELECT * INTO r FROM idgen.running_incarnation();
+    v_hold := v_now + greatest(v_lease_ttl, p_ttl)
+              + greatest(idgen.registry_drift_allowance(v_lease_ttl), p_allowance)
+              + idgen.registry_clock_allowance();
+    UPDATE idgen.registry_incarnation AS x
+    SET system_identifier = r.system_identifier, timeline = r.timeline,
+        postmaster_start = r.postmaster_start, since = v_now, restart_only = false,
+        hold_until = greatest(x.hold_until, v_hold), local_exempt = false,
+        generation_floor = greatest(x.generation_floor,
+                                    floor(extract(epoch FROM greatest(x.hold_until, v_hold))
+                                          * 1000000)::bigint)
+    RETURNING x.hold_until INTO v_hold;
+    IF NOT FOUND THEN
+        INSERT INTO idgen.registry_incarnation (system_identifier, timeline, postmaster_start,
+                                                since, restart_only, hold_until, local_exempt,
+                                                generation_floor)
+        VALUES (r.system_identifier, r.timeline, r.postmaster_start, v_now, false, v_hold, false,
+                floor(extract(epoch FROM v_hold) * 1000000)::bigint);
+    END IF;
+    RETURN v_hold;
+END
+$$;
+COMMENT ON FUNCTION idgen.note_restore(interval, interval) IS 'a dump is being restored into the registry: record it as a change of incarnation and hold (a restored node lease''s ttl and allowance count); returns the end of the hold';
+REVOKE ALL ON FUNCTION idgen.note_restore(interval, interval) FROM PUBLIC;
+
+-- a grant's generation: one above the row's, and never below this
+-- incarnation's floor, so that no generation repeats across incarnations
+-- (docs/fleets.md, "Generations")
+CREATE FUNCTION idgen.next_generation(old bigint) RETURNS bigint
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS
+$$
+SELECT greatest(coalesce(old, 0) + 1,
+                coalesce((SELECT max(i.generation_floor) FROM idgen.registry_incarnation AS i), 0))
+$$;
+COMMENT ON FUNCTION idgen.next_generation(bigint) IS 'the generation of a new grant or fence of a row at generation old: above it and at least the incarnation''s floor';
+REVOKE ALL ON FUNCTION idgen.next_generation(bigint) FROM PUBLIC;
 
 -- how far a holder's IDs may lie past the registry's clock (R4)
 CREATE FUNCTION idgen.drift_allowance(max_drift interval, max_skew interval, ttl interval)
@@ -937,6 +1077,7 @@ DECLARE
     b integer;
     fw integer;
     busy integer;
+    locked integer;
     node_floor timestamptz;
     block_floor timestamptz;
     gen bigint;
@@ -985,10 +1126,19 @@ BEGIN
         fw := b * p_block;
         CONTINUE WHEN p_pinned_worker >= 0 AND fw <> p_pinned_worker;
 
-        -- lock first: a renewal in flight must commit before we judge the rows
-        PERFORM 1 FROM idgen.worker_lease AS l
-        WHERE l.region = p_region AND l.worker >= fw AND l.worker < fw + p_block
-        FOR UPDATE;
+        -- every row of the block made, then each one locked before we judge
+        -- it: an outside lease takes a row by its row lock alone, without
+        -- the registry lock, and passes over rows locked here; a row locked
+        -- elsewhere (a renewal, release or lease in flight) makes the block
+        -- busy for now, so we never wait on another holder's transaction
+        INSERT INTO idgen.worker_lease (region, worker)
+        SELECT p_region, w FROM generate_series(fw, fw + p_block - 1) AS w
+        ON CONFLICT DO NOTHING;
+        SELECT count(*) INTO locked
+        FROM (SELECT 1 FROM idgen.worker_lease AS l
+              WHERE l.region = p_region AND l.worker >= fw AND l.worker < fw + p_block
+              FOR UPDATE SKIP LOCKED) AS s;
+        CONTINUE WHEN locked < p_block;
         SELECT count(*) FILTER (WHERE NOT coalesce(
                    l.owner IS NULL OR l.owner = p_owner
                    OR (l.lease_until <= v_now
@@ -1007,12 +1157,8 @@ BEGIN
         WHERE l.region = p_region AND l.worker >= fw AND l.worker < fw + p_block;
         CONTINUE WHEN busy > 0;
 
-        INSERT INTO idgen.worker_lease (region, worker)
-        SELECT p_region, w FROM generate_series(fw, fw + p_block - 1) AS w
-        ON CONFLICT DO NOTHING;
-
         first_worker := fw;
-        generation := coalesce(gen, 0) + 1;
+        generation := idgen.next_generation(gen);
         lease_until := v_now + p_ttl;
         start_after := greatest(node_floor, block_floor,
                                 CASE WHEN hold_until > '-infinity' THEN hold_until END);
@@ -1212,6 +1358,21 @@ REVOKE ALL ON FUNCTION idgen.release_node_lease(text, integer, integer, integer,
 -- Leases for outside generators (application servers, bulk loaders)
 -- ---------------------------------------------------------------------
 
+/*
+ * Lease a worker for an outside generator (issue 19, items 5 and 15).  One
+ * statement takes the row, and it locks that row only: rows another
+ * session has locked (a lease or renewal in flight, however long its
+ * transaction stays open) are skipped, not waited for, and no registry-wide
+ * lock is taken, so a holder stalled in its lease transaction blocks
+ * nobody's lease or renewal.  Rows only this function and the restore
+ * triggers create or take without the registry lock; a node's lease locks
+ * every row of its block before it judges them (idgen.acquire_node_lease).
+ * The ROW EXCLUSIVE table lock orders a lease after a restore or a layout
+ * being scheduled (both lock the table against writers), so the hold and
+ * the lease end are judged with what they wrote.  Calls of one owner run
+ * one at a time: the same owner gets its lease back, by the renewal rule
+ * (it runs for more than the clock allowance) and only outside a hold.
+ */
 CREATE FUNCTION @extschema@.idgen_lease_worker(owner text, ttl interval,
     OUT region integer, OUT worker integer, OUT generation bigint, OUT lease_until timestamptz)
     LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
@@ -1222,7 +1383,7 @@ DECLARE
     my_region integer;
     worker_bits integer;
     w integer;
-    l idgen.worker_lease;
+    made boolean;
     ctl text := substring(owner FROM E'[\\x01-\\x1f\\x7f]');
     hold timestamptz;
 BEGIN
@@ -1245,33 +1406,39 @@ BEGIN
                   DETAIL = format('Character %s is U+%s. An owner name appears in idgen_status(), idgen.fleet and the audit log, so it must be printable.',
                                   strpos(owner, ctl), lpad(upper(to_hex(ascii(ctl))), 4, '0'));
     END IF;
-    PERFORM idgen.lock_registry();
+    LOCK TABLE idgen.worker_lease IN ROW EXCLUSIVE MODE;
+    PERFORM pg_advisory_xact_lock(1768186977, hashtext(idgen_lease_worker.owner));
     now := idgen.clock();
-    until := idgen.outside_lease_end(now, idgen_lease_worker.ttl);
 
-    -- the same owner asking again gets its lease back: a stable retry identity
-    SELECT * INTO l FROM idgen.worker_lease AS x
-    WHERE x.owner = idgen_lease_worker.owner AND x.node_sysid IS NULL AND x.lease_until > now
-    ORDER BY x.region, x.worker LIMIT 1
-    FOR UPDATE;
-    IF FOUND THEN
-        UPDATE idgen.worker_lease AS x
-        SET lease_until = until,
-            high_water = greatest(x.high_water, until),
-            ttl = idgen_lease_worker.ttl, renewed_at = now
-        WHERE x.region = l.region AND x.worker = l.worker;
-        region := l.region; worker := l.worker; generation := l.generation;
-        lease_until := until;
-        RETURN;
-    END IF;
-
-    -- after the registry's incarnation changed, leases it lost run out first
+    -- after the registry's incarnation changed, leases it lost run out
+    -- first: for the same owner too, whose lease here may be a copy older
+    -- than the one it lost
     SELECT c.hold_until INTO hold FROM idgen.registry_incarnation_check() AS c;
     IF hold > now THEN
         RAISE EXCEPTION 'the registry grants no worker until %', hold
             USING ERRCODE = 'IR006',
                   DETAIL = 'The registry is a new incarnation (restarted, promoted or restored), so it may have lost leases it granted; it grants no worker until those have run out.',
                   HINT = 'Retry after that time.';
+    END IF;
+    until := idgen.outside_lease_end(now, idgen_lease_worker.ttl);
+
+    -- the same owner asking again gets its lease back (a stable retry
+    -- identity), by the renewal rule: never one that ends within the clock
+    -- allowance, which a registry that lost writes may have granted again
+    UPDATE idgen.worker_lease AS x
+    SET lease_until = until,
+        high_water = greatest(x.high_water, until),
+        ttl = idgen_lease_worker.ttl, renewed_at = now
+    FROM (SELECT c.region, c.worker FROM idgen.worker_lease AS c
+          WHERE c.owner = idgen_lease_worker.owner AND c.node_sysid IS NULL
+            AND c.lease_until > now + idgen.registry_clock_allowance()
+          ORDER BY c.region, c.worker LIMIT 1
+          FOR UPDATE) AS t
+    WHERE x.region = t.region AND x.worker = t.worker
+    RETURNING x.region, x.worker, x.generation, x.lease_until
+    INTO region, worker, generation, lease_until;
+    IF FOUND THEN
+        RETURN;
     END IF;
 
     my_region := coalesce(nullif(current_setting('idgen.region_id', true), ''), '0')::integer;
@@ -1280,35 +1447,46 @@ BEGIN
     WHERE e.version >= (SELECT pg_catalog.max(x.version) FROM idgen.epoch AS x
                         WHERE x.start_time <= now);
 
-    -- from the top of the worker range down: nodes take blocks from the bottom
-    FOR w IN REVERSE (1 << worker_bits) - 1 .. 0 LOOP
-        INSERT INTO idgen.worker_lease (region, worker) VALUES (my_region, w)
-        ON CONFLICT DO NOTHING;
-        -- lock first: a renewal in flight must commit before we judge the row
-        SELECT * INTO l FROM idgen.worker_lease AS x
-        WHERE x.region = my_region AND x.worker = w
-        FOR UPDATE;
-        -- an outside holder cannot be told where to start, so its worker's
-        -- history must already lie in the past
-        CONTINUE WHEN NOT idgen.row_is_free(l, now, idgen.node_sysid(),
-                                           coalesce(l.timeline, 0))
-                  OR (l.node_sysid IS NOT NULL AND l.owner IS NOT NULL)
-                  OR coalesce(l.high_water + coalesce(l.drift_allowance, interval '0'),
-                              '-infinity') >= now;
+    LOOP
+        -- from the top of the worker range down (nodes take blocks from the
+        -- bottom); an outside holder cannot be told where to start, so its
+        -- worker's history must already lie in the past
         UPDATE idgen.worker_lease AS x
-        SET owner = idgen_lease_worker.owner, generation = x.generation + 1,
+        SET owner = idgen_lease_worker.owner, generation = idgen.next_generation(x.generation),
             lease_until = until,
-            high_water = until,
+            high_water = until, grant_floor = coalesce(x.high_water, '-infinity'),
             node_sysid = NULL, ttl = idgen_lease_worker.ttl,
             acquired_at = now, renewed_at = now,
             drift_allowance = idgen.registry_drift_allowance(idgen_lease_worker.ttl)
-        WHERE x.region = my_region AND x.worker = w
+        FROM (SELECT c.region, c.worker FROM idgen.worker_lease AS c
+              WHERE c.region = my_region AND c.worker < (1 << worker_bits)
+                AND (c.owner IS NULL OR (c.lease_until <= now AND c.node_sysid IS NULL))
+                AND coalesce(c.high_water + coalesce(c.drift_allowance, interval '0'),
+                             '-infinity') < now
+              ORDER BY c.worker DESC LIMIT 1
+              FOR UPDATE SKIP LOCKED) AS t
+        WHERE x.region = t.region AND x.worker = t.worker
         RETURNING x.region, x.worker, x.generation, x.lease_until
         INTO region, worker, generation, lease_until;
-        PERFORM idgen.audit('worker_leased',
-            format('region %s worker %s generation %s owner %s until %s',
-                   region, worker, generation, idgen_lease_worker.owner, lease_until));
-        RETURN;
+        IF FOUND THEN
+            PERFORM idgen.audit('worker_leased',
+                format('region %s worker %s generation %s owner %s until %s',
+                       region, worker, generation, idgen_lease_worker.owner, lease_until));
+            RETURN;
+        END IF;
+        -- no row is free: make the highest one nobody has made yet, passing
+        -- over one another session is making (its transaction may stay open)
+        made := false;
+        FOR w IN REVERSE (1 << worker_bits) - 1 .. 0 LOOP
+            CONTINUE WHEN EXISTS (SELECT 1 FROM idgen.worker_lease AS c
+                                  WHERE c.region = my_region AND c.worker = w);
+            CONTINUE WHEN NOT pg_try_advisory_xact_lock(7596555481923411969 + my_region::bigint * 4194304 + w);
+            INSERT INTO idgen.worker_lease (region, worker) VALUES (my_region, w)
+            ON CONFLICT DO NOTHING;
+            made := true;
+            EXIT;
+        END LOOP;
+        EXIT WHEN NOT made;
     END LOOP;
 
     RAISE EXCEPTION 'no free worker id in region %', my_region
@@ -1316,66 +1494,146 @@ BEGIN
               HINT = 'Release unused leases with idgen_release_worker() or wait for leases to expire.';
 END
 $$;
-COMMENT ON FUNCTION @extschema@.idgen_lease_worker(text, interval) IS 'lease a single worker id for an outside generator; the same owner gets its lease back; it ends at the next layout switch at the latest';
+COMMENT ON FUNCTION @extschema@.idgen_lease_worker(text, interval) IS 'lease a single worker id for an outside generator; the same owner gets its lease back; it ends at the next layout switch at the latest (a renewal that names the newest epoch goes past it)';
 REVOKE ALL ON FUNCTION @extschema@.idgen_lease_worker(text, interval) FROM PUBLIC;
 
-CREATE FUNCTION @extschema@.idgen_renew_worker(region integer, worker integer, generation bigint)
-    RETURNS timestamptz
-    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+/*
+ * Renew an outside lease (R2 for outside holders): by the registry's
+ * clock, only while it runs for more than the clock allowance (an expired
+ * lease is never brought back: the registry that lost writes may have
+ * granted it again), and only the holder's own grant.  p_owner NULL is the
+ * call of 0.6 gateways, by (region, worker, generation) alone, which names
+ * one grant as generations never repeat (idgen.next_generation).  A lease
+ * ends at the next layout switch at the latest, unless the holder names the
+ * newest epoch it has read (p_known_epoch) and that is the newest there is,
+ * and its worker fits every layout from now on: it then issues in the new
+ * layout after the switch, and its lease runs its TTL (issue 19, item 7).
+ */
+CREATE FUNCTION idgen.renew_outside_lease(p_region integer, p_worker integer,
+                                          p_generation bigint, p_owner text,
+                                          p_known_epoch integer) RETURNS timestamptz
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
-    now timestamptz := idgen.clock();
-    until timestamptz;
+    v_now timestamptz := idgen.clock();
+    v_past boolean;
+    v_until timestamptz;
 BEGIN
     PERFORM idgen.require_registry();
+    SELECT p_known_epoch >= max(e.version)
+           AND NOT coalesce(bool_or(e.start_time > v_now
+                                    AND (p_region >= (1 << e.region_bits)
+                                         OR p_worker >= (1 << e.worker_bits))), false)
+      INTO v_past
+    FROM idgen.epoch AS e;
     UPDATE idgen.worker_lease AS x
-    SET lease_until = idgen.outside_lease_end(now, x.ttl),
-        high_water = greatest(x.high_water, idgen.outside_lease_end(now, x.ttl)),
-        renewed_at = now
-    WHERE x.region = idgen_renew_worker.region AND x.worker = idgen_renew_worker.worker
-      AND x.generation = idgen_renew_worker.generation
+    SET lease_until = CASE WHEN v_past THEN v_now + x.ttl
+                           ELSE idgen.outside_lease_end(v_now, x.ttl) END,
+        high_water = greatest(x.high_water,
+                              CASE WHEN v_past THEN v_now + x.ttl
+                                   ELSE idgen.outside_lease_end(v_now, x.ttl) END),
+        renewed_at = v_now
+    WHERE x.region = p_region AND x.worker = p_worker AND x.generation = p_generation
       AND x.owner IS NOT NULL AND x.node_sysid IS NULL
-      AND x.lease_until > now + idgen.registry_clock_allowance()
-    RETURNING x.lease_until INTO until;
+      AND (p_owner IS NULL OR x.owner = p_owner)
+      AND x.lease_until > v_now + idgen.registry_clock_allowance()
+    RETURNING x.lease_until INTO v_until;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'worker % of region % is not leased at generation %',
-                        worker, region, generation
+        RAISE EXCEPTION '%', format('worker %s of region %s is not leased at generation %s%s',
+                                    p_worker, p_region, p_generation,
+                                    CASE WHEN p_owner IS NULL THEN ''
+                                         ELSE format(' by "%s"', p_owner) END)
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   DETAIL = 'The lease expired, was released, or was fenced; the holder must stop issuing IDs.',
                   HINT = 'Lease a worker again with idgen_lease_worker().';
     END IF;
-    RETURN until;
+    RETURN v_until;
 END
+$$;
+COMMENT ON FUNCTION idgen.renew_outside_lease(integer, integer, bigint, text, integer) IS 'renew an outside lease of this holder (any holder at that generation if p_owner is NULL); past a layout switch only for a holder that read the newest epoch';
+REVOKE ALL ON FUNCTION idgen.renew_outside_lease(integer, integer, bigint, text, integer) FROM PUBLIC;
+
+-- the call of 0.6 gateways: (region, worker, generation) names one grant
+CREATE FUNCTION @extschema@.idgen_renew_worker(region integer, worker integer, generation bigint)
+    RETURNS timestamptz
+    LANGUAGE sql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$
+SELECT idgen.renew_outside_lease(region, worker, generation, NULL, NULL)
 $$;
 COMMENT ON FUNCTION @extschema@.idgen_renew_worker(integer, integer, bigint) IS 'renew an outside generator''s lease; fails once fenced or expired';
 REVOKE ALL ON FUNCTION @extschema@.idgen_renew_worker(integer, integer, bigint) FROM PUBLIC;
 
-CREATE FUNCTION @extschema@.idgen_release_worker(region integer, worker integer, generation bigint)
-    RETURNS void
-    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+CREATE FUNCTION @extschema@.idgen_renew_worker(region integer, worker integer, generation bigint,
+                                              owner text, known_epoch integer DEFAULT NULL)
+    RETURNS timestamptz
+    LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$
+SELECT CASE WHEN region IS NULL OR worker IS NULL OR generation IS NULL OR owner IS NULL
+            THEN NULL
+            ELSE idgen.renew_outside_lease(region, worker, generation, owner, known_epoch) END
+$$;
+COMMENT ON FUNCTION @extschema@.idgen_renew_worker(integer, integer, bigint, text, integer) IS 'renew this holder''s outside lease; fails once fenced, expired or another''s; with the newest layout epoch known, it may run past the next switch';
+REVOKE ALL ON FUNCTION @extschema@.idgen_renew_worker(integer, integer, bigint, text, integer) FROM PUBLIC;
+
+/*
+ * Give an outside lease back.  With the holder's final mark (p_high_water,
+ * at or above every ID it issued) the worker's mark becomes that, never
+ * below the mark the lease started above (grant_floor; unknown for a lease
+ * granted before 0.7, which keeps its mark), so the worker is granted again
+ * once that mark plus the allowance has passed, not at the lease's planned
+ * end (issue 19, item 8).  Without one (0.6 gateways), the mark stays at
+ * the lease's end.
+ */
+CREATE FUNCTION idgen.release_outside_lease(p_region integer, p_worker integer,
+                                            p_generation bigint, p_owner text,
+                                            p_high_water timestamptz) RETURNS void
+    LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
-    now timestamptz := idgen.clock();
+    v_now timestamptz := idgen.clock();
 BEGIN
     PERFORM idgen.require_registry();
-    PERFORM idgen.lock_registry();
     UPDATE idgen.worker_lease AS x
     SET owner = NULL, lease_until = NULL,
-        high_water = greatest(x.high_water, now)
-    WHERE x.region = idgen_release_worker.region AND x.worker = idgen_release_worker.worker
-      AND x.generation = idgen_release_worker.generation
-      AND x.owner IS NOT NULL AND x.node_sysid IS NULL;
+        high_water = CASE WHEN p_high_water IS NULL THEN greatest(x.high_water, v_now)
+                          ELSE greatest(p_high_water, coalesce(x.grant_floor, x.high_water)) END
+    WHERE x.region = p_region AND x.worker = p_worker AND x.generation = p_generation
+      AND x.owner IS NOT NULL AND x.node_sysid IS NULL
+      AND (p_owner IS NULL OR x.owner = p_owner);
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'worker % of region % is not leased at generation %',
-                        worker, region, generation
+        RAISE EXCEPTION '%', format('worker %s of region %s is not leased at generation %s%s',
+                                    p_worker, p_region, p_generation,
+                                    CASE WHEN p_owner IS NULL THEN ''
+                                         ELSE format(' by "%s"', p_owner) END)
             USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
     PERFORM idgen.audit('worker_released',
-        format('region %s worker %s generation %s', region, worker, generation));
+        format('region %s worker %s generation %s%s', p_region, p_worker, p_generation,
+               CASE WHEN p_high_water IS NULL THEN ''
+                    ELSE format(' final mark %s', p_high_water) END));
 END
+$$;
+COMMENT ON FUNCTION idgen.release_outside_lease(integer, integer, bigint, text, timestamptz) IS 'give an outside lease back (this holder''s, or any at that generation if p_owner is NULL), with the holder''s final mark if given';
+REVOKE ALL ON FUNCTION idgen.release_outside_lease(integer, integer, bigint, text, timestamptz) FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.idgen_release_worker(region integer, worker integer, generation bigint)
+    RETURNS void
+    LANGUAGE sql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$
+SELECT idgen.release_outside_lease(region, worker, generation, NULL, NULL)
 $$;
 COMMENT ON FUNCTION @extschema@.idgen_release_worker(integer, integer, bigint) IS 'give an outside generator''s worker back';
 REVOKE ALL ON FUNCTION @extschema@.idgen_release_worker(integer, integer, bigint) FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.idgen_release_worker(region integer, worker integer, generation bigint,
+                                                owner text, high_water timestamptz)
+    RETURNS void
+    LANGUAGE sql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$
+SELECT idgen.release_outside_lease(region, worker, generation, owner, high_water)
+$$;
+COMMENT ON FUNCTION @extschema@.idgen_release_worker(integer, integer, bigint, text, timestamptz) IS 'give this holder''s outside worker back with its final mark: the worker is granted again once that mark plus the allowance has passed';
+REVOKE ALL ON FUNCTION @extschema@.idgen_release_worker(integer, integer, bigint, text, timestamptz) FROM PUBLIC;
 
 /*
  * Operator repair: expire a lease and bump its generation.  The high-water
@@ -1405,7 +1663,7 @@ BEGIN
     -- is this instance's own node, which hears of the fence at once: the
     -- next holder starts above that end plus its drift allowance
     UPDATE idgen.worker_lease AS x
-    SET owner = NULL, lease_until = NULL, generation = x.generation + 1,
+    SET owner = NULL, lease_until = NULL, generation = idgen.next_generation(x.generation),
         high_water = CASE WHEN x.lease_until IS NULL
                                OR (NOT x.remote AND x.node_sysid = idgen.node_sysid()
                                    AND x.timeline = (SELECT r.timeline FROM idgen.running_incarnation() AS r))
@@ -2945,6 +3203,18 @@ DECLARE
     what text;
 BEGIN
     LOCK TABLE idgen.worker_lease IN SHARE ROW EXCLUSIVE MODE;
+    -- the registry the dump came from may have granted after it: a hold
+    -- (a restored node lease's TTL counts), and generations go on above it
+    PERFORM idgen.note_restore(CASE WHEN NEW.owner IS NOT NULL AND NEW.node_sysid IS NOT NULL
+                                    THEN NEW.ttl END,
+                               CASE WHEN NEW.owner IS NOT NULL OR NEW.node_sysid IS NOT NULL
+                                    THEN NEW.drift_allowance END);
+    -- a restored outside lease may have been renewed after the dump: its
+    -- worker waits for as long as such a renewal could run
+    IF NEW.owner IS NOT NULL AND NEW.node_sysid IS NULL AND NEW.ttl IS NOT NULL THEN
+        NEW.high_water := greatest(NEW.high_water,
+                                   idgen.clock() + NEW.ttl + idgen.registry_clock_allowance());
+    END IF;
     SELECT * INTO e FROM idgen.worker_lease AS x
     WHERE x.region = NEW.region AND x.worker = NEW.worker;
     IF NOT FOUND THEN
@@ -2962,6 +3232,8 @@ BEGIN
         END IF;
         UPDATE idgen.worker_lease AS x
         SET high_water = merged, lease_until = greatest(x.lease_until, NEW.lease_until),
+            grant_floor = CASE WHEN x.grant_floor IS NULL OR NEW.grant_floor IS NULL THEN NULL
+                               ELSE greatest(x.grant_floor, NEW.grant_floor) END,
             renewed_at = greatest(x.renewed_at, NEW.renewed_at),
             heartbeat_at = greatest(x.heartbeat_at, NEW.heartbeat_at)
         WHERE x.region = NEW.region AND x.worker = NEW.worker;
@@ -2988,7 +3260,10 @@ BEGIN
             high_water = merged, node_sysid = NEW.node_sysid, timeline = NEW.timeline,
             ttl = NEW.ttl, acquired_at = NEW.acquired_at, renewed_at = NEW.renewed_at,
             remote = NEW.remote, heartbeat_at = NEW.heartbeat_at,
-            clock_offset_ms = NEW.clock_offset_ms, node_state = NEW.node_state
+            clock_offset_ms = NEW.clock_offset_ms, node_state = NEW.node_state,
+            -- what this registry had under the worker stays below any release
+            grant_floor = CASE WHEN NEW.grant_floor IS NULL THEN NULL
+                               ELSE greatest(NEW.grant_floor, e.high_water) END
         WHERE x.region = NEW.region AND x.worker = NEW.worker;
         what := CASE WHEN carry THEN format('the restored lease of %s (generation %s) is carried',
                                             NEW.owner, NEW.generation)
@@ -3332,3 +3607,37 @@ SELECT pg_catalog.pg_extension_config_dump('idgen.gateway_request', '');
 -- pg_dump keeps idgen.range_floor's row (issue 19, item 2): registered
 -- last, in the order the upgrade scripts register the configuration tables
 SELECT pg_catalog.pg_extension_config_dump('idgen.range_floor', '');
+
+/*
+ * One row, dumped with the registry: a restore of the dump inserts it
+ * again, and that tells the registry it was restored (idgen.note_restore),
+ * also from a dump that holds no lease at all.  The install's own row is
+ * written before the trigger exists; a restored one is not kept.
+ */
+CREATE TABLE idgen.restore_marker (
+    marker boolean PRIMARY KEY DEFAULT true CHECK (marker)
+);
+COMMENT ON TABLE idgen.restore_marker IS 'one row, dumped with the registry: restoring it tells the registry that it was restored from a dump';
+REVOKE ALL ON idgen.restore_marker FROM PUBLIC;
+INSERT INTO idgen.restore_marker DEFAULT VALUES;
+SELECT pg_catalog.pg_extension_config_dump('idgen.restore_marker', '');
+
+CREATE FUNCTION idgen.restore_marker_restored() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS
+$$
+DECLARE
+    v_hold timestamptz;
+BEGIN
+    v_hold := idgen.note_restore(NULL, NULL);
+    IF v_hold IS NOT NULL THEN
+        PERFORM idgen.audit('registry_restored',
+            format('a dump of a registry was restored here: grants made after the dump are lost and may still run, so no block is granted until %s',
+                   v_hold));
+    END IF;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION idgen.restore_marker_restored() IS 'trigger: a restored dump''s marker makes the restore a change of incarnation, with its hold';
+REVOKE ALL ON FUNCTION idgen.restore_marker_restored() FROM PUBLIC;
+CREATE TRIGGER restore_marker_restored BEFORE INSERT ON idgen.restore_marker
+    FOR EACH ROW EXECUTE FUNCTION idgen.restore_marker_restored();

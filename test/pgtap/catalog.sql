@@ -251,12 +251,12 @@ SELECT results_eq(
          AND c::regclass::text IN ('idgen.epoch', 'idgen.worker_lease', 'idgen.audit_log',
                                    'idgen.collision', 'idgen.node_control',
                                    'idgen.range_lease', 'idgen.range_generation',
-                                   'idgen.range_floor', 'idgen.batch_request')
+                                   'idgen.range_floor', 'idgen.batch_request', 'idgen.restore_marker')
        ORDER BY 1$$,
     $$VALUES ('idgen.audit_log', ''), ('idgen.batch_request', 'WHERE expires_at > pg_catalog.now()'),
              ('idgen.collision', ''), ('idgen.epoch', 'WHERE version > 1'),
              ('idgen.node_control', ''), ('idgen.range_floor', ''), ('idgen.range_generation', ''),
-             ('idgen.range_lease', ''),
+             ('idgen.range_lease', ''), ('idgen.restore_marker', ''),
              ('idgen.worker_lease', 'WHERE owner IS NOT NULL OR generation > 0 OR high_water IS NOT NULL')$$,
     'the catalog tables and sequence are registered with pg_extension_config_dump, epoch without row 1');
 SELECT is_empty(

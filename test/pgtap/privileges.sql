@@ -24,7 +24,7 @@
 -- including the roles, is rolled back.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(111);
+SELECT plan(113);
 
 CREATE ROLE idgen_pgtap_user NOLOGIN;
 CREATE ROLE idgen_pgtap_auditor NOLOGIN;
@@ -49,6 +49,10 @@ SELECT function_privs_are('idgen_renew_worker', ARRAY['integer', 'integer', 'big
     'an ordinary role cannot execute idgen_renew_worker(integer, integer, bigint)');
 SELECT function_privs_are('idgen_release_worker', ARRAY['integer', 'integer', 'bigint'], 'idgen_pgtap_user', ARRAY[]::name[],
     'an ordinary role cannot execute idgen_release_worker(integer, integer, bigint)');
+SELECT function_privs_are('idgen_renew_worker', ARRAY['integer', 'integer', 'bigint', 'text', 'integer'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_renew_worker(integer, integer, bigint, text, integer)');
+SELECT function_privs_are('idgen_release_worker', ARRAY['integer', 'integer', 'bigint', 'text', 'timestamp with time zone'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_release_worker(integer, integer, bigint, text, timestamptz)');
 SELECT function_privs_are('idgen_fence_worker', ARRAY['integer', 'integer'], 'idgen_pgtap_user', ARRAY[]::name[],
     'an ordinary role cannot execute idgen_fence_worker(integer, integer)');
 SELECT function_privs_are('idgen_disable', ARRAY['text'], 'idgen_pgtap_user', ARRAY[]::name[],
@@ -233,7 +237,9 @@ SELECT results_eq(
              ('idgen_mask(idgen128)', 'PUBLIC'),
              ('idgen_range_consumed(idgen,idgen)', ''),
              ('idgen_release_worker(integer,integer,bigint)', ''),
+             ('idgen_release_worker(integer,integer,bigint,text,timestamp with time zone)', ''),
              ('idgen_renew_worker(integer,integer,bigint)', ''),
+             ('idgen_renew_worker(integer,integer,bigint,text,integer)', ''),
              ('idgen_rotate_mask_key()', ''),
              ('idgen_unmask(text)', 'PUBLIC'),
              ('idgen_unmask128(text)', 'PUBLIC')$$,
