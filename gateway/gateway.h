@@ -1,7 +1,8 @@
 /*
  * gateway.h - idgen-gateway: the daemon's modules and what they share
  *
- *   gwmain.c      command line, start-up, the lease thread's loop
+ *   gwmain.c      start-up, the lease thread's loop
+ *   gwoptions.c   the command line, pure C (gwoptions.h)
  *   gwissue.c     the generator: worker lease set, layout epochs, ticks,
  *                 the local durable mark; composes IDs with src/'s pure C
  *   gwregistry.c  everything said to the registry over libpq
@@ -22,28 +23,12 @@
 #include <stdint.h>
 
 #include "epochs.h"
+#include "gwoptions.h"
 #include "gwrequest.h"
 
 /* leased workers at most (a power of two; see gwissue.c) */
 #define GW_MAX_WORKERS 8
 
-typedef struct GwOptions
-{
-	const char *registry;		/* libpq connection string */
-	const char *listen_host;
-	int			listen_port;
-	const char *tokens_file;
-	const char *tls_cert;
-	const char *tls_key;
-	int64_t		lease_ttl_ms;
-	int			region;			/* -1: the registry's idgen.region_id */
-	int			workers;		/* leased workers, a power of two */
-	const char *state_dir;
-	const char *name;			/* this gateway's name in lease owners */
-	double		rate_limit;		/* requests per second per token; 0: none */
-	int			threads;		/* request threads */
-	int			pool_size;		/* registry connections for requests */
-} GwOptions;
 
 extern GwOptions gw_opt;
 
