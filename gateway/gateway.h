@@ -170,6 +170,7 @@ extern void gw_metric_renewal(bool ok);
 extern void gw_metric_lease(bool ok);
 extern void gw_metric_rollback(void);
 extern void gw_metric_fenced(void);
+extern void gw_metric_header_timeout(void);
 extern char *gw_metrics_text(void);
 
 #endif							/* IDGEN_GATEWAY_H */

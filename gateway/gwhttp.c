@@ -5,7 +5,17 @@
  * is routed and checked by the pure-C parsers of gwrequest.c before
  * anything acts on it; every answer, errors included, is a JSON body.
  * /healthz and /metrics need no token (load balancers and Prometheus
- * scrape them; the gateway listens on loopback unless told otherwise).
+ * scrape them; the gateway listens on loopback unless told otherwise);
+ * neither shows a lease owner name without an admin token.
+ *
+ * Slow clients: libmicrohttpd limits the connections (in all and per
+ * address), and its idle timeout is reset by every byte, so a client that
+ * trickles a header a byte at a time would hold its connection for ever.
+ * Every connection is therefore tracked here with a deadline: its request
+ * (header and body) must have arrived within --header-timeout of its start
+ * (of the previous answer's end, plus the idle timeout, on a kept-alive
+ * connection), or the reaper thread shuts its socket down and
+ * libmicrohttpd closes it.
  */
 #include "gateway.h"
 
@@ -26,6 +36,9 @@
 #include "layout.h"
 #include "uuid7.h"
 
+/* the idle timeout of a kept-alive connection, seconds (libmicrohttpd's) */
+#define IDLE_TIMEOUT_S 60
+
 static struct MHD_Daemon *daemon_handle;
 static const GwTokens *tokens;
 static char *tls_cert_pem;
@@ -39,6 +52,27 @@ typedef struct Bucket
 } Bucket;
 static Bucket *buckets;
 static pthread_mutex_t bucket_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * A connection and its deadline.  Only the reaper reads fd, and only under
+ * conn_mu: the entry is unlinked under it in the close notification, which
+ * libmicrohttpd makes before it closes the socket, so a shutdown() never
+ * reaches a descriptor number that was reused meanwhile.
+ */
+typedef struct Conn
+{
+	int			fd;
+	double		deadline;		/* CLOCK_MONOTONIC seconds */
+	bool		answering;		/* its request arrived: no deadline until answered */
+	bool		shut;
+	struct Conn *prev;
+	struct Conn *next;
+} Conn;
+static Conn *conns;
+static pthread_mutex_t conn_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t reaper;
+static bool reaper_running;
+static volatile bool reaper_stop;
 
 /* one request's state across libmicrohttpd's calls */
 typedef struct Req
@@ -110,6 +144,103 @@ gw_error_json(const char *code, const char *message)
 	return buf;
 }
 
+static Conn *
+conn_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci != NULL ? (Conn *) ci->socket_context : NULL;
+}
+
+/*
+ * true: the request has arrived (the deadline stops); false: the answer
+ * went out, and the next request on this connection gets the idle timeout
+ * and a header timeout of its own.
+ */
+static void
+conn_answering(struct MHD_Connection *conn, bool answering)
+{
+	Conn	   *c = conn_of(conn);
+
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&conn_mu);
+	c->answering = answering;
+	if (!answering)
+		c->deadline = mono_seconds() + IDLE_TIMEOUT_S + gw_opt.header_timeout_ms / 1000.0;
+	pthread_mutex_unlock(&conn_mu);
+}
+
+static void
+notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+				  enum MHD_ConnectionNotificationCode code)
+{
+	Conn	   *c;
+
+	(void) cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+	{
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		c = calloc(1, sizeof(Conn));
+		*socket_context = c;
+		if (c == NULL || ci == NULL)
+			return;
+		c->fd = ci->connect_fd;
+		c->deadline = mono_seconds() + gw_opt.header_timeout_ms / 1000.0;
+		pthread_mutex_lock(&conn_mu);
+		c->next = conns;
+		if (conns)
+			conns->prev = c;
+		conns = c;
+		pthread_mutex_unlock(&conn_mu);
+	}
+	else if (code == MHD_CONNECTION_NOTIFY_CLOSED && (c = *socket_context) != NULL)
+	{
+		pthread_mutex_lock(&conn_mu);
+		if (c->prev)
+			c->prev->next = c->next;
+		else if (conns == c)
+			conns = c->next;
+		if (c->next)
+			c->next->prev = c->prev;
+		pthread_mutex_unlock(&conn_mu);
+		free(c);
+		*socket_context = NULL;
+	}
+}
+
+/* shuts down the connections past their deadline, five times a second */
+static void *
+reap(void *arg)
+{
+	struct timespec nap = {0, 200 * 1000000};
+
+	(void) arg;
+	while (!reaper_stop)
+	{
+		double		now = mono_seconds();
+		Conn	   *c;
+
+		pthread_mutex_lock(&conn_mu);
+		for (c = conns; c != NULL; c = c->next)
+		{
+			if (!c->answering && !c->shut && now > c->deadline)
+			{
+				/* libmicrohttpd sees the end of the stream and closes it */
+				shutdown(c->fd, SHUT_RDWR);
+				c->shut = true;
+				gw_metric_header_timeout();
+			}
+		}
+		pthread_mutex_unlock(&conn_mu);
+		nanosleep(&nap, NULL);
+	}
+	return NULL;
+}
+
 static enum MHD_Result
 send_answer(struct MHD_Connection *conn, Req *req, GwAnswer *a)
 {
@@ -119,6 +250,7 @@ send_answer(struct MHD_Connection *conn, Req *req, GwAnswer *a)
 
 	if (a->body == NULL)
 		a->status = 500;
+	conn_answering(conn, true);
 	resp = MHD_create_response_from_buffer(strlen(body), (void *) body,
 										   a->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -355,11 +487,19 @@ answer_decode(const char *text, GwAnswer *a)
 	a->body = buf;
 }
 
+/*
+ * /healthz.  Anyone (a load balancer) learns ok or the class of refusal;
+ * only an admin token sees the reason, the lease owner and the workers:
+ * the owner name is what idgen_lease_worker's same-owner path matches, so
+ * it must not be shown to whoever can reach the port.
+ */
 static void
-answer_health(GwAnswer *a)
+answer_health(struct MHD_Connection *conn, GwAnswer *a)
 {
 	char		reason[512];
 	GwRefusal	r = gw_issue_health(reason, sizeof(reason));
+	const GwToken *t = gw_authenticate(tokens, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+																		   MHD_HTTP_HEADER_AUTHORIZATION));
 	char	   *buf = malloc(1024);
 	size_t		len;
 	GwLeaseSet	set;
@@ -367,18 +507,22 @@ answer_health(GwAnswer *a)
 
 	if (buf == NULL)
 		return;
-	len = (size_t) snprintf(buf, 1024, "{\"status\": \"%s\", \"reason\": ",
+	len = (size_t) snprintf(buf, 1024, "{\"status\": \"%s\"",
 							r == GW_OK ? "ok" : gw_refusal_name(r));
-	len = gw_json_string(buf, len, 600, reason);
-	len += (size_t) snprintf(buf + len, 1024 - len, ", \"owner\": ");
-	len = gw_json_string(buf, len, 900, gw_registry_owner());
-	/* what it holds, for operators (and idgen_fence_worker) */
-	if (gw_issue_lease(&set))
+	if (t != NULL && (t->scopes & GW_SCOPE_ADMIN) != 0)
 	{
-		len += (size_t) snprintf(buf + len, 1024 - len, ", \"region\": %d, \"workers\": [", set.region);
-		for (i = 0; i < set.count; i++)
-			len += (size_t) snprintf(buf + len, 1024 - len, "%s%d", i ? ", " : "", set.workers[i]);
-		len += (size_t) snprintf(buf + len, 1024 - len, "]");
+		len += (size_t) snprintf(buf + len, 1024 - len, ", \"reason\": ");
+		len = gw_json_string(buf, len, 600, reason);
+		len += (size_t) snprintf(buf + len, 1024 - len, ", \"owner\": ");
+		len = gw_json_string(buf, len, 900, gw_registry_owner());
+		/* what it holds, for operators (and idgen_fence_worker) */
+		if (gw_issue_lease(&set))
+		{
+			len += (size_t) snprintf(buf + len, 1024 - len, ", \"region\": %d, \"workers\": [", set.region);
+			for (i = 0; i < set.count; i++)
+				len += (size_t) snprintf(buf + len, 1024 - len, "%s%d", i ? ", " : "", set.workers[i]);
+			len += (size_t) snprintf(buf + len, 1024 - len, "]");
+		}
 	}
 	snprintf(buf + len, 1024 - len, "}\n");
 	a->status = r == GW_OK ? 200 : 503;
@@ -520,7 +664,7 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 			}
 			break;
 		case GW_ROUTE_HEALTHZ:
-			answer_health(&a);
+			answer_health(conn, &a);
 			break;
 		case GW_ROUTE_METRICS:
 			a.status = 200;
@@ -544,10 +688,10 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		  enum MHD_RequestTerminationCode toe)
 {
 	(void) cls;
-	(void) conn;
 	(void) toe;
 	free(*con_cls);
 	*con_cls = NULL;
+	conn_answering(conn, false);
 }
 
 static char *
@@ -626,7 +770,10 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
 										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
+										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) IDLE_TIMEOUT_S,
+										 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
+										 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
+										 MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL,
 										 MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
 										 MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
 										 MHD_OPTION_END);
@@ -637,7 +784,10 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
 										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
+										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) IDLE_TIMEOUT_S,
+										 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
+										 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
+										 MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL,
 										 MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (daemon_handle == NULL)
@@ -645,12 +795,27 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 		snprintf(err, err_len, "cannot listen on %s:%d", gw_opt.listen_host, gw_opt.listen_port);
 		return -1;
 	}
+	reaper_stop = false;
+	if (pthread_create(&reaper, NULL, reap, NULL) != 0)
+	{
+		snprintf(err, err_len, "cannot start the connection reaper thread");
+		MHD_stop_daemon(daemon_handle);
+		daemon_handle = NULL;
+		return -1;
+	}
+	reaper_running = true;
 	return 0;
 }
 
 void
 gw_http_stop(void)
 {
+	if (reaper_running)
+	{
+		reaper_stop = true;
+		pthread_join(reaper, NULL);
+		reaper_running = false;
+	}
 	if (daemon_handle)
 		MHD_stop_daemon(daemon_handle);
 	daemon_handle = NULL;

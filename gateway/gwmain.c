@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +47,62 @@ gw_log(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/*
+ * Descriptors kept back from the HTTP connections: the registry
+ * connections (and a reconnect's new socket beside each), the mark file
+ * and its lock, the tokens and TLS files, each request thread's poller and
+ * wake-up pipe, the listening socket, stdio and libpq's and libc's own.
+ */
+static int
+fd_reserve(void)
+{
+	return 48 + 2 * (gw_opt.pool_size + 1) + 4 * gw_opt.threads;
+}
+
+/*
+ * Fit --max-connections under RLIMIT_NOFILE with the reserve left over,
+ * raising the soft limit towards the hard one if need be: a flood of
+ * connections must never take the descriptors the mark file and registry
+ * reconnects need.  An explicit --max-connections that cannot fit is an
+ * error; the default shrinks to fit.
+ */
+static int
+fit_descriptors(char *err, size_t err_len)
+{
+	struct rlimit rl;
+	rlim_t		need = (rlim_t) gw_opt.max_connections + (rlim_t) fd_reserve();
+	long		room;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+	{
+		snprintf(err, err_len, "cannot read the descriptor limit: %s", strerror(errno));
+		return -1;
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+	{
+		struct rlimit raised = rl;
+
+		raised.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+			rl = raised;
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return 0;
+	room = (long) rl.rlim_cur - fd_reserve();
+	if (gw_opt.max_connections_set || room < 1)
+	{
+		snprintf(err, err_len,
+				 "--max-connections %d needs %lld file descriptors with the %d kept for the registry and the mark file, "
+				 "but the descriptor limit (ulimit -n) is %lld: lower --max-connections or raise the limit",
+				 gw_opt.max_connections, (long long) need, fd_reserve(), (long long) rl.rlim_cur);
+		return -1;
+	}
+	gw_opt.max_connections = (int) room;
+	if (gw_opt.max_connections_per_ip > gw_opt.max_connections)
+		gw_opt.max_connections_per_ip = gw_opt.max_connections;
+	return 0;
 }
 
 static char *
@@ -206,6 +263,12 @@ main(int argc, char **argv)
 			return 2;
 	}
 
+	if (fit_descriptors(err, sizeof(err)) != 0)
+	{
+		fprintf(stderr, "idgen-gateway: %s\n", err);
+		return 2;
+	}
+
 	text = slurp(gw_opt.tokens_file, &len);
 	if (text == NULL)
 	{
@@ -236,8 +299,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "idgen-gateway: %s\n", err);
 		return 1;
 	}
-	gw_log("listening on %s:%d%s", gw_opt.listen_host, gw_opt.listen_port,
-		  gw_opt.tls_cert ? " (TLS)" : "");
+	gw_log("listening on %s:%d%s, at most %d connections (%d per address), header timeout %lld ms",
+		  gw_opt.listen_host, gw_opt.listen_port, gw_opt.tls_cert ? " (TLS)" : "",
+		  gw_opt.max_connections, gw_opt.max_connections_per_ip,
+		  (long long) gw_opt.header_timeout_ms);
 	lease_loop();
 	gw_http_stop();
 	gw_log("stopped");
