@@ -7,6 +7,7 @@
  *                 the local durable mark; composes IDs with src/'s pure C
  *   gwregistry.c  everything said to the registry over libpq
  *   gwhttp.c      the HTTP server (libmicrohttpd): routes, auth, limits
+ *   gwconn.c      each connection's header deadline (gwconn.h)
  *   gwmetrics.c   counters and the Prometheus text
  *   gwrequest.c   request parsing, pure C (gwrequest.h)
  *

@@ -9,13 +9,7 @@
  * neither shows a lease owner name without an admin token.
  *
  * Slow clients: libmicrohttpd limits the connections (in all and per
- * address), and its idle timeout is reset by every byte, so a client that
- * trickles a header a byte at a time would hold its connection for ever.
- * Every connection is therefore tracked here with a deadline: its request
- * (header and body) must have arrived within --header-timeout of its start
- * (of the previous answer's end, plus the idle timeout, on a kept-alive
- * connection), or the reaper thread shuts its socket down and
- * libmicrohttpd closes it.
+ * address); gwconn.c gives every connection a header deadline.
  */
 #include "gateway.h"
 
@@ -31,13 +25,11 @@
 
 #include <microhttpd.h>
 
+#include "gwconn.h"
 #include "gwdecode.h"
 #include "idtext.h"
 #include "layout.h"
 #include "uuid7.h"
-
-/* the idle timeout of a kept-alive connection, seconds (libmicrohttpd's) */
-#define IDLE_TIMEOUT_S 60
 
 static struct MHD_Daemon *daemon_handle;
 static const GwTokens *tokens;
@@ -52,27 +44,6 @@ typedef struct Bucket
 } Bucket;
 static Bucket *buckets;
 static pthread_mutex_t bucket_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/*
- * A connection and its deadline.  Only the reaper reads fd, and only under
- * conn_mu: the entry is unlinked under it in the close notification, which
- * libmicrohttpd makes before it closes the socket, so a shutdown() never
- * reaches a descriptor number that was reused meanwhile.
- */
-typedef struct Conn
-{
-	int			fd;
-	double		deadline;		/* CLOCK_MONOTONIC seconds */
-	bool		answering;		/* its request arrived: no deadline until answered */
-	bool		shut;
-	struct Conn *prev;
-	struct Conn *next;
-} Conn;
-static Conn *conns;
-static pthread_mutex_t conn_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_t reaper;
-static bool reaper_running;
-static volatile bool reaper_stop;
 
 /* one request's state across libmicrohttpd's calls */
 typedef struct Req
@@ -144,103 +115,6 @@ gw_error_json(const char *code, const char *message)
 	return buf;
 }
 
-static Conn *
-conn_of(struct MHD_Connection *conn)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-	return ci != NULL ? (Conn *) ci->socket_context : NULL;
-}
-
-/*
- * true: the request has arrived (the deadline stops); false: the answer
- * went out, and the next request on this connection gets the idle timeout
- * and a header timeout of its own.
- */
-static void
-conn_answering(struct MHD_Connection *conn, bool answering)
-{
-	Conn	   *c = conn_of(conn);
-
-	if (c == NULL)
-		return;
-	pthread_mutex_lock(&conn_mu);
-	c->answering = answering;
-	if (!answering)
-		c->deadline = mono_seconds() + IDLE_TIMEOUT_S + gw_opt.header_timeout_ms / 1000.0;
-	pthread_mutex_unlock(&conn_mu);
-}
-
-static void
-notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
-				  enum MHD_ConnectionNotificationCode code)
-{
-	Conn	   *c;
-
-	(void) cls;
-	if (code == MHD_CONNECTION_NOTIFY_STARTED)
-	{
-		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-
-		c = calloc(1, sizeof(Conn));
-		*socket_context = c;
-		if (c == NULL || ci == NULL)
-			return;
-		c->fd = ci->connect_fd;
-		c->deadline = mono_seconds() + gw_opt.header_timeout_ms / 1000.0;
-		pthread_mutex_lock(&conn_mu);
-		c->next = conns;
-		if (conns)
-			conns->prev = c;
-		conns = c;
-		pthread_mutex_unlock(&conn_mu);
-	}
-	else if (code == MHD_CONNECTION_NOTIFY_CLOSED && (c = *socket_context) != NULL)
-	{
-		pthread_mutex_lock(&conn_mu);
-		if (c->prev)
-			c->prev->next = c->next;
-		else if (conns == c)
-			conns = c->next;
-		if (c->next)
-			c->next->prev = c->prev;
-		pthread_mutex_unlock(&conn_mu);
-		free(c);
-		*socket_context = NULL;
-	}
-}
-
-/* shuts down the connections past their deadline, five times a second */
-static void *
-reap(void *arg)
-{
-	struct timespec nap = {0, 200 * 1000000};
-
-	(void) arg;
-	while (!reaper_stop)
-	{
-		double		now = mono_seconds();
-		Conn	   *c;
-
-		pthread_mutex_lock(&conn_mu);
-		for (c = conns; c != NULL; c = c->next)
-		{
-			if (!c->answering && !c->shut && now > c->deadline)
-			{
-				/* libmicrohttpd sees the end of the stream and closes it */
-				shutdown(c->fd, SHUT_RDWR);
-				c->shut = true;
-				gw_metric_header_timeout();
-			}
-		}
-		pthread_mutex_unlock(&conn_mu);
-		nanosleep(&nap, NULL);
-	}
-	return NULL;
-}
-
 static enum MHD_Result
 send_answer(struct MHD_Connection *conn, Req *req, GwAnswer *a)
 {
@@ -250,7 +124,7 @@ send_answer(struct MHD_Connection *conn, Req *req, GwAnswer *a)
 
 	if (a->body == NULL)
 		a->status = 500;
-	conn_answering(conn, true);
+	gw_conn_answering(conn, true);
 	resp = MHD_create_response_from_buffer(strlen(body), (void *) body,
 										   a->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -691,7 +565,7 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	(void) toe;
 	free(*con_cls);
 	*con_cls = NULL;
-	conn_answering(conn, false);
+	gw_conn_answering(conn, false);
 }
 
 static char *
@@ -770,10 +644,10 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
 										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) IDLE_TIMEOUT_S,
+										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) GW_IDLE_TIMEOUT_S,
 										 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
 										 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
-										 MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL,
+										 MHD_OPTION_NOTIFY_CONNECTION, gw_conn_notify, NULL,
 										 MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
 										 MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
 										 MHD_OPTION_END);
@@ -784,10 +658,10 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
 										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) IDLE_TIMEOUT_S,
+										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) GW_IDLE_TIMEOUT_S,
 										 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
 										 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
-										 MHD_OPTION_NOTIFY_CONNECTION, notify_connection, NULL,
+										 MHD_OPTION_NOTIFY_CONNECTION, gw_conn_notify, NULL,
 										 MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (daemon_handle == NULL)
@@ -795,27 +669,20 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 		snprintf(err, err_len, "cannot listen on %s:%d", gw_opt.listen_host, gw_opt.listen_port);
 		return -1;
 	}
-	reaper_stop = false;
-	if (pthread_create(&reaper, NULL, reap, NULL) != 0)
+	if (gw_conn_reaper_start() != 0)
 	{
 		snprintf(err, err_len, "cannot start the connection reaper thread");
 		MHD_stop_daemon(daemon_handle);
 		daemon_handle = NULL;
 		return -1;
 	}
-	reaper_running = true;
 	return 0;
 }
 
 void
 gw_http_stop(void)
 {
-	if (reaper_running)
-	{
-		reaper_stop = true;
-		pthread_join(reaper, NULL);
-		reaper_running = false;
-	}
+	gw_conn_reaper_stop();
 	if (daemon_handle)
 		MHD_stop_daemon(daemon_handle);
 	daemon_handle = NULL;
