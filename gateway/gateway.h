@@ -1,11 +1,13 @@
 /*
  * gateway.h - idgen-gateway: the daemon's modules and what they share
  *
- *   gwmain.c      command line, start-up, the lease thread's loop
+ *   gwmain.c      start-up, the lease thread's loop
+ *   gwoptions.c   the command line, pure C (gwoptions.h)
  *   gwissue.c     the generator: worker lease set, layout epochs, ticks,
  *                 the local durable mark; composes IDs with src/'s pure C
  *   gwregistry.c  everything said to the registry over libpq
  *   gwhttp.c      the HTTP server (libmicrohttpd): routes, auth, limits
+ *   gwconn.c      each connection's header deadline (gwconn.h)
  *   gwmetrics.c   counters and the Prometheus text
  *   gwrequest.c   request parsing, pure C (gwrequest.h)
  *
@@ -22,28 +24,12 @@
 #include <stdint.h>
 
 #include "epochs.h"
+#include "gwoptions.h"
 #include "gwrequest.h"
 
 /* leased workers at most (a power of two; see gwissue.c) */
 #define GW_MAX_WORKERS 8
 
-typedef struct GwOptions
-{
-	const char *registry;		/* libpq connection string */
-	const char *listen_host;
-	int			listen_port;
-	const char *tokens_file;
-	const char *tls_cert;
-	const char *tls_key;
-	int64_t		lease_ttl_ms;
-	int			region;			/* -1: the registry's idgen.region_id */
-	int			workers;		/* leased workers, a power of two */
-	const char *state_dir;
-	const char *name;			/* this gateway's name in lease owners */
-	double		rate_limit;		/* requests per second per token; 0: none */
-	int			threads;		/* request threads */
-	int			pool_size;		/* registry connections for requests */
-} GwOptions;
 
 extern GwOptions gw_opt;
 
@@ -185,6 +171,7 @@ extern void gw_metric_renewal(bool ok);
 extern void gw_metric_lease(bool ok);
 extern void gw_metric_rollback(void);
 extern void gw_metric_fenced(void);
+extern void gw_metric_header_timeout(void);
 extern char *gw_metrics_text(void);
 
 #endif							/* IDGEN_GATEWAY_H */

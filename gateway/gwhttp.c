@@ -5,7 +5,11 @@
  * is routed and checked by the pure-C parsers of gwrequest.c before
  * anything acts on it; every answer, errors included, is a JSON body.
  * /healthz and /metrics need no token (load balancers and Prometheus
- * scrape them; the gateway listens on loopback unless told otherwise).
+ * scrape them; the gateway listens on loopback unless told otherwise);
+ * neither shows a lease owner name without an admin token.
+ *
+ * Slow clients: libmicrohttpd limits the connections (in all and per
+ * address); gwconn.c gives every connection a header deadline.
  */
 #include "gateway.h"
 
@@ -21,6 +25,7 @@
 
 #include <microhttpd.h>
 
+#include "gwconn.h"
 #include "gwdecode.h"
 #include "idtext.h"
 #include "layout.h"
@@ -119,6 +124,7 @@ send_answer(struct MHD_Connection *conn, Req *req, GwAnswer *a)
 
 	if (a->body == NULL)
 		a->status = 500;
+	gw_conn_answering(conn, true);
 	resp = MHD_create_response_from_buffer(strlen(body), (void *) body,
 										   a->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -355,11 +361,19 @@ answer_decode(const char *text, GwAnswer *a)
 	a->body = buf;
 }
 
+/*
+ * /healthz.  Anyone (a load balancer) learns ok or the class of refusal;
+ * only an admin token sees the reason, the lease owner and the workers:
+ * the owner name is what idgen_lease_worker's same-owner path matches, so
+ * it must not be shown to whoever can reach the port.
+ */
 static void
-answer_health(GwAnswer *a)
+answer_health(struct MHD_Connection *conn, GwAnswer *a)
 {
 	char		reason[512];
 	GwRefusal	r = gw_issue_health(reason, sizeof(reason));
+	const GwToken *t = gw_authenticate(tokens, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+																		   MHD_HTTP_HEADER_AUTHORIZATION));
 	char	   *buf = malloc(1024);
 	size_t		len;
 	GwLeaseSet	set;
@@ -367,18 +381,22 @@ answer_health(GwAnswer *a)
 
 	if (buf == NULL)
 		return;
-	len = (size_t) snprintf(buf, 1024, "{\"status\": \"%s\", \"reason\": ",
+	len = (size_t) snprintf(buf, 1024, "{\"status\": \"%s\"",
 							r == GW_OK ? "ok" : gw_refusal_name(r));
-	len = gw_json_string(buf, len, 600, reason);
-	len += (size_t) snprintf(buf + len, 1024 - len, ", \"owner\": ");
-	len = gw_json_string(buf, len, 900, gw_registry_owner());
-	/* what it holds, for operators (and idgen_fence_worker) */
-	if (gw_issue_lease(&set))
+	if (t != NULL && (t->scopes & GW_SCOPE_ADMIN) != 0)
 	{
-		len += (size_t) snprintf(buf + len, 1024 - len, ", \"region\": %d, \"workers\": [", set.region);
-		for (i = 0; i < set.count; i++)
-			len += (size_t) snprintf(buf + len, 1024 - len, "%s%d", i ? ", " : "", set.workers[i]);
-		len += (size_t) snprintf(buf + len, 1024 - len, "]");
+		len += (size_t) snprintf(buf + len, 1024 - len, ", \"reason\": ");
+		len = gw_json_string(buf, len, 600, reason);
+		len += (size_t) snprintf(buf + len, 1024 - len, ", \"owner\": ");
+		len = gw_json_string(buf, len, 900, gw_registry_owner());
+		/* what it holds, for operators (and idgen_fence_worker) */
+		if (gw_issue_lease(&set))
+		{
+			len += (size_t) snprintf(buf + len, 1024 - len, ", \"region\": %d, \"workers\": [", set.region);
+			for (i = 0; i < set.count; i++)
+				len += (size_t) snprintf(buf + len, 1024 - len, "%s%d", i ? ", " : "", set.workers[i]);
+			len += (size_t) snprintf(buf + len, 1024 - len, "]");
+		}
 	}
 	snprintf(buf + len, 1024 - len, "}\n");
 	a->status = r == GW_OK ? 200 : 503;
@@ -520,7 +538,7 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 			}
 			break;
 		case GW_ROUTE_HEALTHZ:
-			answer_health(&a);
+			answer_health(conn, &a);
 			break;
 		case GW_ROUTE_METRICS:
 			a.status = 200;
@@ -544,10 +562,10 @@ completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		  enum MHD_RequestTerminationCode toe)
 {
 	(void) cls;
-	(void) conn;
 	(void) toe;
 	free(*con_cls);
 	*con_cls = NULL;
+	gw_conn_answering(conn, false);
 }
 
 static char *
@@ -626,7 +644,10 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
 										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
+										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) GW_IDLE_TIMEOUT_S,
+										 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
+										 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
+										 MHD_OPTION_NOTIFY_CONNECTION, gw_conn_notify, NULL,
 										 MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
 										 MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
 										 MHD_OPTION_END);
@@ -637,12 +658,22 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
 										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 60,
+										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) GW_IDLE_TIMEOUT_S,
+										 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
+										 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
+										 MHD_OPTION_NOTIFY_CONNECTION, gw_conn_notify, NULL,
 										 MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (daemon_handle == NULL)
 	{
 		snprintf(err, err_len, "cannot listen on %s:%d", gw_opt.listen_host, gw_opt.listen_port);
+		return -1;
+	}
+	if (gw_conn_reaper_start() != 0)
+	{
+		snprintf(err, err_len, "cannot start the connection reaper thread");
+		MHD_stop_daemon(daemon_handle);
+		daemon_handle = NULL;
 		return -1;
 	}
 	return 0;
@@ -651,6 +682,7 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 void
 gw_http_stop(void)
 {
+	gw_conn_reaper_stop();
 	if (daemon_handle)
 		MHD_stop_daemon(daemon_handle);
 	daemon_handle = NULL;

@@ -2,9 +2,7 @@
  * gwmain.c - idgen-gateway: command line, start-up and the lease thread
  *
  *   idgen-gateway --registry CONNINFO --listen HOST:PORT --tokens FILE
- *                 --state-dir DIR [--tls-cert F --tls-key F]
- *                 [--lease-ttl 30s] [--region N] [--workers N]
- *                 [--rate-limit N/s] [--name NAME] [--threads N]
+ *                 --state-dir DIR [options: gwoptions.c]
  *
  * See docs/gateway.md.  The main thread, once the server runs, is the
  * lease thread: it leases the worker set, renews it at a third of the
@@ -14,12 +12,12 @@
 #include "gateway.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,72 +49,60 @@ gw_log(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static void
-usage(FILE *f)
+/*
+ * Descriptors kept back from the HTTP connections: the registry
+ * connections (and a reconnect's new socket beside each), the mark file
+ * and its lock, the tokens and TLS files, each request thread's poller and
+ * wake-up pipe, the listening socket, stdio and libpq's and libc's own.
+ */
+static int
+fd_reserve(void)
 {
-	fprintf(f,
-			"usage: idgen-gateway --registry CONNINFO --tokens FILE --state-dir DIR [options]\n"
-			"  --registry CONNINFO   libpq connection string of the idgen registry\n"
-			"  --listen HOST:PORT    where to listen (HOST defaults to 127.0.0.1; port 8080)\n"
-			"  --tokens FILE         bearer tokens: name:scope[,scope]:sha256hex per line\n"
-			"  --state-dir DIR       holds the local durable mark (and a lock)\n"
-			"  --tls-cert F --tls-key F   serve HTTPS with this PEM certificate and key\n"
-			"  --lease-ttl DURATION  worker lease TTL (default 30s; renewed every third)\n"
-			"  --region N            refuse to run unless the registry leases region N\n"
-			"  --workers N           workers to lease, 1, 2, 4 or 8 (default 1); each adds\n"
-			"                        4096 IDs per millisecond with the default layout\n"
-			"  --rate-limit N[/s]    requests per second per token (default: no limit)\n"
-			"  --name NAME           this gateway's name in lease owners (default: host name)\n"
-			"  --threads N           request threads (default 2)\n"
-			"  --pool N              registry connections for requests (default 4)\n");
+	return 48 + 2 * (gw_opt.pool_size + 1) + 4 * gw_opt.threads;
 }
 
-static bool
-parse_int(const char *s, int lo, int hi, int *out)
+/*
+ * Fit --max-connections under RLIMIT_NOFILE with the reserve left over,
+ * raising the soft limit towards the hard one if need be: a flood of
+ * connections must never take the descriptors the mark file and registry
+ * reconnects need.  An explicit --max-connections that cannot fit is an
+ * error; the default shrinks to fit.
+ */
+static int
+fit_descriptors(char *err, size_t err_len)
 {
-	char	   *end;
-	long		v;
+	struct rlimit rl;
+	rlim_t		need = (rlim_t) gw_opt.max_connections + (rlim_t) fd_reserve();
+	long		room;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
-		return false;
-	*out = (int) v;
-	return true;
-}
-
-static bool
-parse_listen(const char *s)
-{
-	static char host[256];
-	const char *colon;
-	const char *port;
-
-	if (s[0] == '[')
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 	{
-		const char *close = strchr(s, ']');
+		snprintf(err, err_len, "cannot read the descriptor limit: %s", strerror(errno));
+		return -1;
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+	{
+		struct rlimit raised = rl;
 
-		if (close == NULL || (size_t) (close - s - 1) >= sizeof(host))
-			return false;
-		memcpy(host, s + 1, (size_t) (close - s - 1));
-		host[close - s - 1] = '\0';
-		port = close[1] == ':' ? close + 2 : NULL;
+		raised.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+			rl = raised;
 	}
-	else if ((colon = strrchr(s, ':')) != NULL)
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return 0;
+	room = (long) rl.rlim_cur - fd_reserve();
+	if (gw_opt.max_connections_set || room < 1)
 	{
-		if ((size_t) (colon - s) >= sizeof(host))
-			return false;
-		memcpy(host, s, (size_t) (colon - s));
-		host[colon - s] = '\0';
-		port = colon + 1;
+		snprintf(err, err_len,
+				 "--max-connections %d needs %lld file descriptors with the %d kept for the registry and the mark file, "
+				 "but the descriptor limit (ulimit -n) is %lld: lower --max-connections or raise the limit",
+				 gw_opt.max_connections, (long long) need, fd_reserve(), (long long) rl.rlim_cur);
+		return -1;
 	}
-	else
-	{
-		host[0] = '\0';
-		port = s;
-	}
-	gw_opt.listen_host = host[0] ? host : "127.0.0.1";
-	return port != NULL && parse_int(port, 1, 65535, &gw_opt.listen_port);
+	gw_opt.max_connections = (int) room;
+	if (gw_opt.max_connections_per_ip > gw_opt.max_connections)
+		gw_opt.max_connections_per_ip = gw_opt.max_connections;
+	return 0;
 }
 
 static char *
@@ -255,132 +241,31 @@ lease_loop(void)
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"registry", required_argument, NULL, 'r'},
-		{"listen", required_argument, NULL, 'l'},
-		{"tokens", required_argument, NULL, 't'},
-		{"tls-cert", required_argument, NULL, 'c'},
-		{"tls-key", required_argument, NULL, 'k'},
-		{"lease-ttl", required_argument, NULL, 'T'},
-		{"region", required_argument, NULL, 'R'},
-		{"workers", required_argument, NULL, 'w'},
-		{"state-dir", required_argument, NULL, 's'},
-		{"name", required_argument, NULL, 'n'},
-		{"rate-limit", required_argument, NULL, 'L'},
-		{"threads", required_argument, NULL, 'j'},
-		{"pool", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}
-	};
 	static char hostname[64];
 	char		err[1024];
 	char	   *text;
 	size_t		len;
 	GwTokens	toks;
-	int			c;
 
-	gw_opt.listen_host = "127.0.0.1";
-	gw_opt.listen_port = 8080;
-	gw_opt.lease_ttl_ms = 30000;
-	gw_opt.region = -1;
-	gw_opt.workers = 1;
-	gw_opt.threads = 2;
-	gw_opt.pool_size = 4;
 	if (gethostname(hostname, sizeof(hostname) - 1) != 0)
-		strcpy(hostname, "gateway");
-	gw_opt.name = hostname;
-
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+		hostname[0] = '\0';
+	/* a host name that is no valid --name leaves the default, "gateway" */
+	gw_options_defaults(&gw_opt, hostname);
+	switch (gw_options_parse(argc, argv, &gw_opt, err, sizeof(err)))
 	{
-		switch (c)
-		{
-			case 'r':
-				gw_opt.registry = optarg;
-				break;
-			case 'l':
-				if (!parse_listen(optarg))
-				{
-					fprintf(stderr, "idgen-gateway: invalid --listen \"%s\": HOST:PORT expected\n", optarg);
-					return 2;
-				}
-				break;
-			case 't':
-				gw_opt.tokens_file = optarg;
-				break;
-			case 'c':
-				gw_opt.tls_cert = optarg;
-				break;
-			case 'k':
-				gw_opt.tls_key = optarg;
-				break;
-			case 'T':
-				gw_opt.lease_ttl_ms = gw_parse_duration_ms(optarg);
-				if (gw_opt.lease_ttl_ms < 1000 || gw_opt.lease_ttl_ms > 86400000)
-				{
-					fprintf(stderr, "idgen-gateway: invalid --lease-ttl \"%s\": 1s to 1d expected\n", optarg);
-					return 2;
-				}
-				break;
-			case 'R':
-				if (!parse_int(optarg, 0, 1 << 22, &gw_opt.region))
-				{
-					fprintf(stderr, "idgen-gateway: invalid --region \"%s\"\n", optarg);
-					return 2;
-				}
-				break;
-			case 'w':
-				if (!parse_int(optarg, 1, GW_MAX_WORKERS, &gw_opt.workers) ||
-					(gw_opt.workers & (gw_opt.workers - 1)) != 0)
-				{
-					fprintf(stderr, "idgen-gateway: invalid --workers \"%s\": 1, 2, 4 or 8\n", optarg);
-					return 2;
-				}
-				break;
-			case 's':
-				gw_opt.state_dir = optarg;
-				break;
-			case 'n':
-				gw_opt.name = optarg;
-				break;
-			case 'L':
-				{
-					char	   *end;
-
-					gw_opt.rate_limit = strtod(optarg, &end);
-					if (end == optarg || (*end != '\0' && strcmp(end, "/s") != 0) ||
-						!(gw_opt.rate_limit > 0))
-					{
-						fprintf(stderr, "idgen-gateway: invalid --rate-limit \"%s\": N or N/s expected\n", optarg);
-						return 2;
-					}
-				}
-				break;
-			case 'j':
-				if (!parse_int(optarg, 1, 64, &gw_opt.threads))
-				{
-					fprintf(stderr, "idgen-gateway: invalid --threads \"%s\"\n", optarg);
-					return 2;
-				}
-				break;
-			case 'p':
-				if (!parse_int(optarg, 1, 64, &gw_opt.pool_size))
-				{
-					fprintf(stderr, "idgen-gateway: invalid --pool \"%s\"\n", optarg);
-					return 2;
-				}
-				break;
-			case 'h':
-				usage(stdout);
-				return 0;
-			default:
-				usage(stderr);
-				return 2;
-		}
+		case GW_OPTIONS_OK:
+			break;
+		case GW_OPTIONS_HELP:
+			fputs(gw_usage_text, stdout);
+			return 0;
+		case GW_OPTIONS_BAD:
+			fprintf(stderr, "idgen-gateway: %s\n%s", err, gw_usage_text);
+			return 2;
 	}
-	if (optind < argc || gw_opt.registry == NULL || gw_opt.tokens_file == NULL ||
-		gw_opt.state_dir == NULL || (gw_opt.tls_cert == NULL) != (gw_opt.tls_key == NULL))
+
+	if (fit_descriptors(err, sizeof(err)) != 0)
 	{
-		usage(stderr);
+		fprintf(stderr, "idgen-gateway: %s\n", err);
 		return 2;
 	}
 
@@ -414,8 +299,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "idgen-gateway: %s\n", err);
 		return 1;
 	}
-	gw_log("listening on %s:%d%s", gw_opt.listen_host, gw_opt.listen_port,
-		  gw_opt.tls_cert ? " (TLS)" : "");
+	gw_log("listening on %s:%d%s, at most %d connections (%d per address), header timeout %lld ms",
+		  gw_opt.listen_host, gw_opt.listen_port, gw_opt.tls_cert ? " (TLS)" : "",
+		  gw_opt.max_connections, gw_opt.max_connections_per_ip,
+		  (long long) gw_opt.header_timeout_ms);
 	lease_loop();
 	gw_http_stop();
 	gw_log("stopped");

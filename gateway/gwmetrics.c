@@ -16,6 +16,7 @@ static uint64_t renewals[2];	/* ok, failed */
 static uint64_t leases[2];
 static uint64_t rollbacks;
 static uint64_t fences;
+static uint64_t header_timeouts;
 
 /* the HTTP statuses counted by their own label; the rest as "other" */
 static const int statuses[] = {200, 400, 401, 403, 404, 405, 409, 413, 429, 500, 503};
@@ -103,6 +104,12 @@ gw_metric_fenced(void)
 	add(&fences, 1);
 }
 
+void
+gw_metric_header_timeout(void)
+{
+	add(&header_timeouts, 1);
+}
+
 char *
 gw_metrics_text(void)
 {
@@ -139,6 +146,9 @@ gw_metrics_text(void)
 	OUT("# HELP idgen_gateway_clock_rollbacks_total Steps back of the wall clock seen.\n"
 		"# TYPE idgen_gateway_clock_rollbacks_total counter\n"
 		"idgen_gateway_clock_rollbacks_total %llu\n", (unsigned long long) get(&rollbacks));
+	OUT("# HELP idgen_gateway_header_timeouts_total Connections closed because their request did not arrive within --header-timeout.\n"
+		"# TYPE idgen_gateway_header_timeouts_total counter\n"
+		"idgen_gateway_header_timeouts_total %llu\n", (unsigned long long) get(&header_timeouts));
 	OUT("# HELP idgen_gateway_up 1 when the gateway can issue IDs.\n"
 		"# TYPE idgen_gateway_up gauge\n"
 		"idgen_gateway_up %d\n", gw_issue_health(reason, sizeof(reason)) == GW_OK);

@@ -82,7 +82,7 @@ gw_registry_init(char *err, size_t err_len)
 	fclose(f);
 	snprintf(owner_base, sizeof(owner_base), "gateway:%s:", gw_opt.name);
 	for (i = 0; i < 8; i++)
-		snprintf(owner_base + strlen(owner_base), 3, "%02x", rnd[i]);
+		snprintf(owner_base + strlen(owner_base), sizeof(owner_base) - strlen(owner_base), "%02x", rnd[i]);
 	pool = calloc(gw_opt.pool_size, sizeof(PGconn *));
 	pool_free = gw_opt.pool_size;
 	return 0;

@@ -14,6 +14,9 @@
  * Exit status: 0 done, 1 the server could not be asked or refused, 2 a
  * usage error or an ID that is neither an idgen nor an idgen128.
  */
+/* strnlen, under -std=c99 */
+#define _POSIX_C_SOURCE 200809L
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +58,27 @@ typedef struct Options
 	int			json;
 } Options;
 
+/* longest --registry taken (as idgen-gateway's) and longest ID text shown */
+#define CONNINFO_MAX 4096
+#define SHOWN_MAX 40
+
+/* an argument as shown in a message: cut, non-printables as '?' */
+static const char *
+shown(const char *s, char *buf)
+{
+	size_t		n;
+
+	for (n = 0; s[n] != '\0' && n < SHOWN_MAX; n++)
+		buf[n] = s[n] >= 0x20 && s[n] < 0x7f ? s[n] : '?';
+	if (s[n] != '\0')
+	{
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 static void
 fail_usage(const char *msg)
 {
@@ -91,7 +115,9 @@ parse_args(int argc, char **argv, Options *o)
 			o->id = argv[++i];
 		else if (a[0] == '-' && a[1] == '-')
 		{
-			fprintf(stderr, "idgen: unknown option \"%s\"\n%s", a, usage_text);
+			char		b[SHOWN_MAX + 4];
+
+			fprintf(stderr, "idgen: unknown option \"%s\"\n%s", shown(a, b), usage_text);
 			exit(EXIT_USAGE);
 		}
 		else if (o->command == NULL)
@@ -103,6 +129,8 @@ parse_args(int argc, char **argv, Options *o)
 	}
 	if (o->command == NULL)
 		fail_usage("no command given");
+	if (o->registry != NULL && strnlen(o->registry, CONNINFO_MAX + 1) > CONNINFO_MAX)
+		fail_usage("--registry is longer than 4096 bytes");
 	if (strcmp(o->command, "decode") == 0)
 	{
 		if (o->id == NULL)
@@ -119,7 +147,9 @@ parse_args(int argc, char **argv, Options *o)
 	}
 	else
 	{
-		fprintf(stderr, "idgen: unknown command \"%s\"\n%s", o->command, usage_text);
+		char		b[SHOWN_MAX + 4];
+
+		fprintf(stderr, "idgen: unknown command \"%s\"\n%s", shown(o->command, b), usage_text);
 		exit(EXIT_USAGE);
 	}
 }
@@ -257,7 +287,9 @@ cmd_decode(const Options *o)
 	p = gw_parse_id(o->id, &id);
 	if (p.status != 0)
 	{
-		fprintf(stderr, "idgen: invalid ID \"%s\": %s\n", o->id, p.reason);
+		char		b[SHOWN_MAX + 4];
+
+		fprintf(stderr, "idgen: invalid ID \"%s\": %s\n", shown(o->id, b), p.reason);
 		fprintf(stderr, "An ID is an idgen in decimal (0 to 9223372036854775807) or an idgen128 as a UUID (8-4-4-4-12 hexadecimal digits).\n");
 		return EXIT_USAGE;
 	}

@@ -230,6 +230,7 @@ idgen_fill_batch(IdgenBatch *batch, const IdgenConfig *cfg, uint64 first,
 	batch->node_bits = cfg->node_bits;
 	batch->origin_unix_ms = cfg->origin_unix_ms;
 	batch->epoch_version = cfg->epoch_version;
+	batch->tail_keyed = false;
 }
 
 /*

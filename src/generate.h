@@ -23,6 +23,14 @@ typedef struct IdgenBatch
 	uint64		node_bits;
 	int64		origin_unix_ms;	/* the layout's time origin */
 	int			epoch_version;	/* the layout epoch the ticks belong to */
+
+	/*
+	 * A keyed batch's idgen128 tails are SipHash-2-4 of each tick under
+	 * this key, so that a retry makes them again; other batches draw
+	 * random ones.
+	 */
+	bool		tail_keyed;
+	uint8		tail_key[16];
 } IdgenBatch;
 
 /* which type an ID is made for: they are counted apart */

@@ -2,6 +2,7 @@
  * generate_sql.c - idgen_next(), idgen_next_batch() and the batch body
  *
  * The reservation itself is generate.c's; this is how SQL asks for it.
+ * A keyed batch's run is reserved and regenerated in keyed_sql.c.
  */
 #include "postgres.h"
 
@@ -29,9 +30,9 @@ idgen_next(PG_FUNCTION_ARGS)
  * i-th reserved tick into the Datum of the function's type; width says
  * which type's count the IDs go to.
  */
-Datum
-idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
-				Datum (*make_id) (const IdgenBatch *batch, uint64 i))
+static Datum
+batch_srf(FunctionCallInfo fcinfo, const IdgenBatch *given, IdgenWidth width,
+		  Datum (*make_id) (const IdgenBatch *batch, uint64 i))
 {
 	FuncCallContext *funcctx;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
@@ -46,14 +47,15 @@ idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
 		(rsinfo->allowedModes & SFRM_Materialize) &&
 		rsinfo->expectedDesc != NULL)
 	{
-		int32		count = PG_GETARG_INT32(0);
+		int32		count = given ? (int32) given->count : PG_GETARG_INT32(0);
 		IdgenBatch	batch;
 		MemoryContext rowcxt;
 		MemoryContext oldcxt;
 		bool		isnull = false;
 		uint64		i;
 
-		idgen_require_loaded();
+		if (given == NULL)
+			idgen_require_loaded();
 		if (count < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -61,7 +63,10 @@ idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
 		InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 		if (count == 0)
 			return (Datum) 0;
-		idgen_generate_batch((uint64) count, &batch, width);
+		if (given)
+			batch = *given;
+		else
+			idgen_generate_batch((uint64) count, &batch, width);
 
 		/* by-reference IDs are made in a context emptied now and then */
 		rowcxt = AllocSetContextCreate(CurrentMemoryContext, "idgen batch rows",
@@ -82,11 +87,12 @@ idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
 
 	if (SRF_IS_FIRSTCALL())
 	{
-		int32		count = PG_GETARG_INT32(0);
+		int32		count = given ? (int32) given->count : PG_GETARG_INT32(0);
 		IdgenBatch *batch;
 
 		/* even an empty batch says so when generation is impossible */
-		idgen_require_loaded();
+		if (given == NULL)
+			idgen_require_loaded();
 		if (count < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -95,7 +101,9 @@ idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
 		funcctx = SRF_FIRSTCALL_INIT();
 		batch = MemoryContextAllocZero(funcctx->multi_call_memory_ctx,
 									   sizeof(IdgenBatch));
-		if (count > 0)
+		if (given)
+			*batch = *given;
+		else if (count > 0)
 			idgen_generate_batch((uint64) count, batch, width);
 		funcctx->user_fctx = batch;
 		funcctx->max_calls = (uint64) count;
@@ -113,10 +121,35 @@ idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
 	SRF_RETURN_DONE(funcctx);
 }
 
+Datum
+idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
+				Datum (*make_id) (const IdgenBatch *batch, uint64 i))
+{
+	return batch_srf(fcinfo, NULL, width, make_id);
+}
+
+Datum
+idgen_batch_srf_given(FunctionCallInfo fcinfo, const IdgenBatch *given,
+					  Datum (*make_id) (const IdgenBatch *batch, uint64 i))
+{
+	return batch_srf(fcinfo, given, IDGEN_WIDTH_64, make_id);
+}
+
 static Datum
 batch_id64(const IdgenBatch *batch, uint64 i)
 {
 	return Int64GetDatum(idgen_batch_id(batch, i));
+}
+
+/* idgen.batch_run_ids(run): a keyed batch's IDs again, from its stored run */
+PG_FUNCTION_INFO_V1(idgen_batch_run_ids);
+Datum
+idgen_batch_run_ids(PG_FUNCTION_ARGS)
+{
+	IdgenBatch	batch;
+
+	idgen_batch_from_args(fcinfo, &batch);
+	return idgen_batch_srf_given(fcinfo, &batch, batch_id64);
 }
 
 /* idgen_next_batch(count): count IDs reserved in one step, ascending */
@@ -129,6 +162,7 @@ idgen_next_batch(PG_FUNCTION_ARGS)
 
 /* the settings of this module (see _PG_init) */
 int			idgen_request_retention_s = 86400;
+int			idgen_request_max_per_role = 10000;
 
 void
 idgen_generate_sql_define_gucs(void)
@@ -139,5 +173,13 @@ idgen_generate_sql_define_gucs(void)
 							&idgen_request_retention_s,
 							86400, 1, 365 * 86400,
 							PGC_SIGHUP, GUC_UNIT_S,
+							NULL, NULL, NULL);
+	/* superuser only: a role must not lift its own cap; ALTER ROLE sets one per role */
+	DefineCustomIntVariable("idgen.request_max_per_role",
+							"Live request keys one login role may keep at most.",
+							"Past it a keyed batch with a new request key is refused until older keys expire.",
+							&idgen_request_max_per_role,
+							10000, 0, 100000000,
+							PGC_SUSET, 0,
 							NULL, NULL, NULL);
 }

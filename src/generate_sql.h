@@ -17,8 +17,16 @@
 extern Datum idgen_batch_srf(FunctionCallInfo fcinfo, IdgenWidth width,
 							 Datum (*make_id) (const IdgenBatch *batch, uint64 i));
 
+/* the same for a batch reserved before (a keyed batch regenerated) */
+extern Datum idgen_batch_srf_given(FunctionCallInfo fcinfo, const IdgenBatch *given,
+								   Datum (*make_id) (const IdgenBatch *batch, uint64 i));
+
+/* a reserved run of ticks as idgen.batch_request keeps it, from the arguments */
+extern void idgen_batch_from_args(FunctionCallInfo fcinfo, IdgenBatch *batch);
+
 /* settings (GUCs) this module defines */
 extern int	idgen_request_retention_s;
+extern int	idgen_request_max_per_role;
 extern void idgen_generate_sql_define_gucs(void);
 
 #endif							/* IDGEN_GENERATE_SQL_H */

@@ -18,6 +18,7 @@
 #include "generate.h"
 #include "generate_sql.h"
 #include "idtext.h"
+#include "siphash.h"
 #include "uuid7.h"
 
 static const char *
@@ -144,6 +145,19 @@ random48(void)
 	return r;
 }
 
+/* the tail of a keyed batch's i-th ID: the same on every retry */
+static uint64
+keyed_tail(const IdgenBatch *batch, uint64 i)
+{
+	uint8		tick[8];
+	uint64		t = batch->first_tick + i;
+	int			k;
+
+	for (k = 0; k < 8; k++)
+		tick[k] = (uint8) (t >> (8 * k));
+	return idgen_siphash24(batch->tail_key, tick, sizeof(tick)) & ((UINT64CONST(1) << 48) - 1);
+}
+
 static pg_uuid_t *
 batch_uuid(const IdgenBatch *batch, uint64 i)
 {
@@ -154,7 +168,7 @@ batch_uuid(const IdgenBatch *batch, uint64 i)
 	f.unix_ms = (int64) (id >> batch->time_shift) + batch->origin_unix_ms;
 	f.node = (uint32) (id & ((UINT64CONST(1) << batch->time_shift) - 1));
 	f.epoch = batch->epoch_version;
-	f.random = random48();
+	f.random = batch->tail_keyed ? keyed_tail(batch, i) : random48();
 	idgen_uuid7_compose(&f, uuid->data);
 	return uuid;
 }
@@ -182,6 +196,17 @@ Datum
 idgen_next128_batch(PG_FUNCTION_ARGS)
 {
 	return idgen_batch_srf(fcinfo, IDGEN_WIDTH_128, batch_id128);
+}
+
+/* idgen.batch_run_ids128(run): a keyed idgen128 batch's IDs again */
+PG_FUNCTION_INFO_V1(idgen_batch_run_ids128);
+Datum
+idgen_batch_run_ids128(PG_FUNCTION_ARGS)
+{
+	IdgenBatch	batch;
+
+	idgen_batch_from_args(fcinfo, &batch);
+	return idgen_batch_srf_given(fcinfo, &batch, batch_id128);
 }
 
 /* idgen_decode(idgen128): (ts, region, worker, seq, epoch) */

@@ -346,7 +346,7 @@ ok(-s "$tmp/state-gwa/mark", 'the local durable mark file exists');
 
 # --- 4. fence ----------------------------------------------------------------
 
-($st, $j) = req($ga, 'GET', '/healthz');
+($st, $j) = req($ga, 'GET', '/healthz', token => 'ops');
 my ($region, $worker) = ($j->{region}, $j->{workers}[0]);
 is($registry->safe_psql('postgres',
 	"SELECT owner FROM idgen.worker_lease WHERE region = $region AND worker = $worker"),
@@ -357,7 +357,7 @@ $registry->safe_psql('postgres', "SELECT idgen_fence_worker($region, $worker)");
 ok(IdgenTest::wait_for(sub { metric($ga, 'idgen_gateway_fenced_total') > $fenced_before }),
 	'the gateway saw its worker fenced');
 ok(wait_healthy($ga), 'and leased another');
-($st, $j) = req($ga, 'GET', '/healthz');
+($st, $j) = req($ga, 'GET', '/healthz', token => 'ops');
 my $new_worker = $j->{workers}[0];
 isnt($new_worker, $worker, 'the new worker is another one');
 my @post = ids($ga, 2000);
@@ -462,7 +462,7 @@ ok(ref $b429 eq 'HASH' && $b429->{error}, '429 has a JSON body');
 stop_gateway($gr);
 
 my $gn = start_gateway(name => 'gwn', args => [ '--region', '5' ]);
-ok(IdgenTest::wait_for(sub { my ($s, $b) = req($gn, 'GET', '/healthz'); $s == 503 && ref $b && $b->{reason} =~ /region 5/ }),
+ok(IdgenTest::wait_for(sub { my ($s, $b) = req($gn, 'GET', '/healthz', token => 'ops'); $s == 503 && ref $b && $b->{reason} =~ /region 5/ }),
 	'a gateway the registry cannot lease to: /healthz 503 with the reason');
 ($st, $j, $hd) = req($gn, 'GET', '/v1/ids', token => 'app');
 is($st, 503, 'it refuses IDs: 503');
@@ -506,7 +506,7 @@ my $gb = start_gateway(name => 'gwb', conn => "$conn user=idgen_gateway",
 ok(wait_healthy($gb), 'gateway b (role idgen_gateway): healthy');
 my @kb = ids($gb, 2, headers => { 'Idempotency-Key' => 'key-b' });
 is(scalar @kb, 2, 'gateway b: an Idempotency-Key request works with those grants');
-($st, $j) = req($gb, 'GET', '/healthz');
+($st, $j) = req($gb, 'GET', '/healthz', token => 'ops');
 is(scalar @{ $j->{workers} // [] }, 4, 'gateway b holds four workers (--workers 4)');
 my @nodes = map {
 	my $n = idgen_fleet_node("node$_", $registry, conf => "idgen.lease_wait = '5s'\n");
