@@ -8,8 +8,8 @@
  *
  * See docs/gateway.md.  The main thread, once the server runs, is the
  * lease thread: it leases the worker set, renews it at a third of the
- * lease TTL, keeps the local durable mark ahead of demand, and purges
- * expired Idempotency-Key records.
+ * lease TTL and keeps the local durable mark ahead of demand (expired
+ * Idempotency-Key records are purged by gwpool.c's thread).
  */
 #include "gateway.h"
 
@@ -68,7 +68,10 @@ usage(FILE *f)
 			"  --rate-limit N[/s]    requests per second per token (default: no limit)\n"
 			"  --name NAME           this gateway's name in lease owners (default: host name)\n"
 			"  --threads N           request threads (default 2)\n"
-			"  --pool N              registry connections for requests (default 4)\n");
+			"  --pool N              registry connections for requests (default 4)\n"
+			"  --registry-timeout D  deadline of every registry call (default 2s)\n"
+			"  --idempotency-keys N  Idempotency-Key records per token and retention\n"
+			"                        window (default 100000); past it 429\n");
 }
 
 static bool
@@ -171,7 +174,6 @@ lease_loop(void)
 	int64_t		next_renew = 0;
 	int64_t		next_lease = 0;
 	int64_t		backoff = 200;
-	int64_t		next_purge = gw_boot_ms() + 60000;
 	char		err[512];
 	char		reason[700];
 
@@ -238,11 +240,6 @@ lease_loop(void)
 					break;
 			}
 		}
-		if (now >= next_purge)
-		{
-			gw_registry_purge();
-			next_purge = now + 60000;
-		}
 		nanosleep(&nap, NULL);
 	}
 	if (have)
@@ -269,6 +266,8 @@ main(int argc, char **argv)
 		{"rate-limit", required_argument, NULL, 'L'},
 		{"threads", required_argument, NULL, 'j'},
 		{"pool", required_argument, NULL, 'p'},
+		{"registry-timeout", required_argument, NULL, 'D'},
+		{"idempotency-keys", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
 	};
@@ -286,6 +285,8 @@ main(int argc, char **argv)
 	gw_opt.workers = 1;
 	gw_opt.threads = 2;
 	gw_opt.pool_size = 4;
+	gw_opt.registry_timeout_ms = 2000;
+	gw_opt.idempotency_keys = 100000;
 	if (gethostname(hostname, sizeof(hostname) - 1) != 0)
 		strcpy(hostname, "gateway");
 	gw_opt.name = hostname;
@@ -367,6 +368,26 @@ main(int argc, char **argv)
 				{
 					fprintf(stderr, "idgen-gateway: invalid --pool \"%s\"\n", optarg);
 					return 2;
+				}
+				break;
+			case 'D':
+				gw_opt.registry_timeout_ms = gw_parse_duration_ms(optarg);
+				if (gw_opt.registry_timeout_ms < 100 || gw_opt.registry_timeout_ms > 60000)
+				{
+					fprintf(stderr, "idgen-gateway: invalid --registry-timeout \"%s\": 100ms to 1min expected\n", optarg);
+					return 2;
+				}
+				break;
+			case 'K':
+				{
+					int			keys;
+
+					if (!parse_int(optarg, 0, 1000000000, &keys))
+					{
+						fprintf(stderr, "idgen-gateway: invalid --idempotency-keys \"%s\": 0 to 1000000000 expected\n", optarg);
+						return 2;
+					}
+					gw_opt.idempotency_keys = keys;
 				}
 				break;
 			case 'h':
