@@ -3108,42 +3108,43 @@ REVOKE ALL ON idgen.gateway_request FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('idgen.gateway_request', '');
 
 -- keys stored per token and window of idgen.request_retention: the cap a
--- gateway puts on one token (--idempotency-keys)
+-- gateway puts on one token (--idempotency-keys).  Counted in 16 shards
+-- (by registry session), so concurrent groups of one token do not queue
+-- on one row; the shards are summed against the cap.
 CREATE TABLE idgen.gateway_quota (
     token_sha256 bytea NOT NULL CHECK (pg_catalog.length(token_sha256) = 32),
     window_no    bigint NOT NULL,
+    shard        smallint NOT NULL CHECK (shard BETWEEN 0 AND 15),
     keys         bigint NOT NULL CHECK (keys >= 0),
-    PRIMARY KEY (token_sha256, window_no)
+    PRIMARY KEY (token_sha256, window_no, shard)
 );
 COMMENT ON TABLE idgen.gateway_quota IS 'Idempotency-Key records stored per token and window of idgen.request_retention, for the gateway''s cap per token';
 REVOKE ALL ON idgen.gateway_quota FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('idgen.gateway_quota', '');
 
--- One call for a whole group of keyed requests, so they share one commit.
--- Row i: a live record of (token, key) is the answer ('found'); else, with
--- a batch, it is stored ('stored') unless the token is past p_cap keys in
--- this window ('over_cap'); without one, 'none'.  Tokens' quotas are
--- locked in token order and records written in the caller's order (the
--- gateway sorts), so concurrent groups never deadlock.
+-- One call for a whole group of keyed requests, so they share one commit;
+-- a few statements for the whole group, not a few per request.  Row i
+-- (in order): a live record of (token, key) is the answer ('found', also
+-- when this call stored it); else 'over_cap' when the token is past p_cap
+-- keys in this window of idgen.request_retention; else 'none' (no batch
+-- was given to store).  The caller sends each (token, key) once, sorted,
+-- so concurrent groups take their locks in one order.
 CREATE FUNCTION idgen.gateway_remember(p_token text[], p_key text[], p_width smallint[],
     p_count integer[], p_batch text[], p_cap bigint,
     OUT outcome text, OUT width smallint, OUT count integer, OUT batch text)
     RETURNS SETOF record
-    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    -- one plan for every call: planning the statements each time cost more
+    -- than running them
+    SET plan_cache_mode = force_generic_plan AS
 $$
 #variable_conflict use_column
 DECLARE
     t_now timestamptz := clock_timestamp();
     retention interval := idgen.request_retention();
     win bigint := floor(extract(epoch FROM t_now) / greatest(extract(epoch FROM retention), 1));
-    n integer := coalesce(array_length(p_key, 1), 0);
-    found_rec boolean[] := array_fill(false, ARRAY[greatest(n, 1)]);
-    granted jsonb := '{}';
-    tok text;
-    want bigint;
-    used bigint;
-    r record;
-    i integer;
+    my_shard smallint := pg_backend_pid() % 16;
+    over bigint[];
 BEGIN
     IF p_cap IS NULL OR p_cap < 0 OR array_length(p_token, 1) IS DISTINCT FROM array_length(p_key, 1)
        OR array_length(p_width, 1) IS DISTINCT FROM array_length(p_key, 1)
@@ -3152,58 +3153,53 @@ BEGIN
         RAISE EXCEPTION 'idgen.gateway_remember: arrays of one length and a cap expected'
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    FOR i IN 1 .. n LOOP
-        PERFORM 1 FROM idgen.gateway_request g
-            WHERE g.token_sha256 = decode(p_token[i], 'hex') AND g.request_key = p_key[i]
-              AND g.created_at >= t_now - retention;
-        found_rec[i] := FOUND;
-    END LOOP;
-    -- the quota, one token at a time in token order, for the records to add
-    FOR tok, want IN
-        SELECT t, count(*) FROM unnest(p_token, p_batch, found_rec[1:n]) AS u(t, b, f)
-        WHERE b IS NOT NULL AND NOT f GROUP BY t ORDER BY t
-    LOOP
-        INSERT INTO idgen.gateway_quota AS q (token_sha256, window_no, keys)
-            VALUES (decode(tok, 'hex'), win, 0) ON CONFLICT DO NOTHING;
-        SELECT q.keys INTO used FROM idgen.gateway_quota q
-            WHERE q.token_sha256 = decode(tok, 'hex') AND q.window_no = win FOR UPDATE;
-        want := least(want, greatest(p_cap - used, 0));
-        UPDATE idgen.gateway_quota q SET keys = used + want
-            WHERE q.token_sha256 = decode(tok, 'hex') AND q.window_no = win;
-        granted := granted || jsonb_build_object(tok, want);
-    END LOOP;
-    FOR i IN 1 .. n LOOP
-        IF NOT found_rec[i] AND p_batch[i] IS NOT NULL THEN
-            IF coalesce((granted ->> p_token[i])::bigint, 0) <= 0 THEN
-                outcome := 'over_cap'; width := NULL; count := NULL; batch := NULL;
-                RETURN NEXT;
-                CONTINUE;
-            END IF;
-            granted := granted || jsonb_build_object(p_token[i], (granted ->> p_token[i])::bigint - 1);
-            -- an expired record not yet purged is replaced; a live one wins
-            INSERT INTO idgen.gateway_request AS g (token_sha256, request_key, width, count, batch, created_at)
-                VALUES (decode(p_token[i], 'hex'), p_key[i], p_width[i], p_count[i], decode(p_batch[i], 'hex'), t_now)
-                ON CONFLICT (token_sha256, request_key) DO UPDATE
-                SET width = excluded.width, count = excluded.count, batch = excluded.batch,
-                    created_at = excluded.created_at
-                WHERE g.created_at < t_now - retention;
-            IF FOUND THEN
-                outcome := 'stored'; width := p_width[i]; count := p_count[i]; batch := p_batch[i];
-                RETURN NEXT;
-                CONTINUE;
-            END IF;
-            -- another transaction stored it meanwhile: its answer is the one
-        END IF;
-        SELECT g.width, g.count, encode(g.batch, 'hex') AS batch INTO r FROM idgen.gateway_request g
-            WHERE g.token_sha256 = decode(p_token[i], 'hex') AND g.request_key = p_key[i]
-              AND g.created_at >= t_now - retention;
-        IF FOUND THEN
-            outcome := 'found'; width := r.width; count := r.count; batch := r.batch;
-        ELSE
-            outcome := 'none'; width := NULL; count := NULL; batch := NULL;
-        END IF;
-        RETURN NEXT;
-    END LOOP;
+    -- the quota counts every new key asked for (those over the cap too:
+    -- they stay over it); keys_after - n is what this shard held before,
+    -- and the other shards' keys are added as committed (concurrent groups
+    -- may pass the cap by a group or two, never more)
+    WITH input AS (
+        SELECT u.ord, decode(u.t, 'hex') AS tok, u.k, u.w, u.c, decode(u.b, 'hex') AS b
+        FROM unnest(p_token, p_key, p_width, p_count, p_batch) WITH ORDINALITY AS u(t, k, w, c, b, ord)
+    ), fresh AS (
+        SELECT i.*, row_number() OVER (PARTITION BY i.tok ORDER BY i.ord) AS rank
+        FROM input i
+        WHERE i.b IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM idgen.gateway_request g
+            WHERE g.token_sha256 = i.tok AND g.request_key = i.k AND g.created_at >= t_now - retention)
+    ), asked AS (
+        SELECT f.tok, count(*) AS n FROM fresh f GROUP BY f.tok
+    ), quota AS (
+        INSERT INTO idgen.gateway_quota AS q (token_sha256, window_no, shard, keys)
+        SELECT a.tok, win, my_shard, a.n FROM asked a ORDER BY a.tok
+        ON CONFLICT (token_sha256, window_no, shard) DO UPDATE SET keys = q.keys + excluded.keys
+        RETURNING q.token_sha256 AS tok, q.keys AS keys_after
+    ), ranked AS (
+        SELECT f.*, f.rank <= least(a.n, greatest(0, p_cap - (q.keys_after - a.n) - coalesce((
+                   SELECT sum(o.keys) FROM idgen.gateway_quota o
+                   WHERE o.token_sha256 = f.tok AND o.window_no = win AND o.shard <> my_shard), 0))) AS granted
+        FROM fresh f JOIN asked a ON a.tok = f.tok JOIN quota q ON q.tok = f.tok
+    ), stored AS (
+        -- an expired record not yet purged is replaced; a live one wins
+        INSERT INTO idgen.gateway_request AS g (token_sha256, request_key, width, count, batch, created_at)
+        SELECT r.tok, r.k, r.w, r.c, r.b, t_now FROM ranked r WHERE r.granted ORDER BY r.tok, r.k
+        ON CONFLICT (token_sha256, request_key) DO UPDATE
+        SET width = excluded.width, count = excluded.count, batch = excluded.batch,
+            created_at = excluded.created_at
+        WHERE g.created_at < t_now - retention
+        RETURNING 1
+    )
+    SELECT array_agg(r.ord) FILTER (WHERE NOT r.granted) INTO over
+    FROM ranked r LEFT JOIN (SELECT count(*) FROM stored) AS s ON true;
+    -- a statement of its own: it sees what this call and concurrent ones stored
+    RETURN QUERY
+        SELECT CASE WHEN u.ord = ANY (coalesce(over, '{}')) THEN 'over_cap'
+                    WHEN g.request_key IS NULL THEN 'none' ELSE 'found' END,
+               g.width, g.count, encode(g.batch, 'hex')
+        FROM unnest(p_token, p_key) WITH ORDINALITY AS u(t, k, ord)
+        LEFT JOIN idgen.gateway_request g
+            ON g.token_sha256 = decode(u.t, 'hex') AND g.request_key = u.k
+            AND g.created_at >= t_now - retention AND NOT u.ord = ANY (coalesce(over, '{}'))
+        ORDER BY u.ord;
 END
 $$;
 COMMENT ON FUNCTION idgen.gateway_remember(text[], text[], smallint[], integer[], text[], bigint) IS 'idgen-gateway: look up, and store under a cap per token, the Idempotency-Key records of a group of requests in one transaction';
