@@ -3134,9 +3134,11 @@ CREATE FUNCTION idgen.gateway_remember(p_token text[], p_key text[], p_width sma
     OUT outcome text, OUT width smallint, OUT count integer, OUT batch text)
     RETURNS SETOF record
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    -- one plan for every call: planning the statements each time cost more
-    -- than running them
-    SET plan_cache_mode = force_generic_plan AS
+    -- one plan for every call (planning the statements each time cost more
+    -- than running them), and one that looks up keys: a plan made while
+    -- the tables were empty must not scan them once they hold a day of keys
+    SET plan_cache_mode = force_generic_plan SET enable_seqscan = off
+    SET enable_hashjoin = off SET enable_mergejoin = off AS
 $$
 #variable_conflict use_column
 DECLARE
