@@ -260,8 +260,13 @@ answer_ids(struct MHD_Connection *conn, const GwToken *t, GwAnswer *a, Req *req)
 	req->job.have_batch = r == GW_OK;
 	req->job.batch = batch;
 	/* an idgen128's random bits come from a seed the record keeps */
-	if (want128 && getrandom(req->job.seed, sizeof(req->job.seed), 0) != (ssize_t) sizeof(req->job.seed))
+	if (r == GW_OK && want128 &&
+		getrandom(req->job.seed, sizeof(req->job.seed), 0) != (ssize_t) sizeof(req->job.seed))
+	{
+		r = GW_MARK;
+		snprintf(msg, sizeof(msg), "cannot issue IDs: no random bytes for an idgen128 seed");
 		req->job.have_batch = false;
+	}
 	if (r != GW_OK)
 	{
 		/* a stored answer is still given; else this refusal */
