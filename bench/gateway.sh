@@ -17,7 +17,10 @@
 # IDGEN_BENCH_CONNECTIONS (8) HTTP connections, IDGEN_BENCH_CLIENTS (8)
 # pgbench clients, IDGEN_BENCH_THREADS (2) wrk/pgbench threads,
 # IDGEN_BENCH_GW_THREADS (2) gateway request threads, IDGEN_BENCH_WORKERS
-# (8) leased workers, PG_CONFIG, IDGEN_BENCH_USER (postgres) as in run.sh.
+# (8) leased workers, PG_CONFIG, IDGEN_BENCH_USER (postgres) as in run.sh;
+# IDGEN_BENCH_KEYED=1 adds a row per count for requests that each carry a
+# new Idempotency-Key (a record stored in the registry before the answer),
+# IDGEN_BENCH_POOL (4) the gateway's registry connections for them.
 #
 # No pass/fail: machines are noisy; the run prints what it measured.
 set -euo pipefail
@@ -34,6 +37,8 @@ THREADS=${IDGEN_BENCH_THREADS:-2}
 GW_THREADS=${IDGEN_BENCH_GW_THREADS:-2}
 WORKERS=${IDGEN_BENCH_WORKERS:-8}
 COUNTS=${IDGEN_BENCH_COUNTS:-"1 100 10000"}
+KEYED=${IDGEN_BENCH_KEYED:-0}
+POOL=${IDGEN_BENCH_POOL:-4}
 
 for tool in wrk "$bindir/pgbench" "$bindir/idgen-gateway" openssl; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make install; scripts/deps.sh)" >&2; exit 1; }
@@ -88,7 +93,8 @@ mkdir -p "$work/state"
 chown -R "$run_as" "$work" 2>/dev/null || true
 "$bindir/idgen-gateway" --registry "$conn" --listen "127.0.0.1:$gw_port" \
 	--tokens "$work/tokens" --state-dir "$work/state" --workers "$WORKERS" \
-	--threads "$GW_THREADS" --name bench 2>"$work/gateway.log" &
+	--threads "$GW_THREADS" --pool "$POOL" --idempotency-keys 1000000000 \
+	--name bench 2>"$work/gateway.log" &
 gw_pid=$!
 for _ in $(seq 1 100); do
 	curl -sf "http://127.0.0.1:$gw_port/healthz" >/dev/null && break
@@ -104,6 +110,23 @@ wrk_ms() {
 		printf "%.3f", v }'
 }
 
+# wrk: a new Idempotency-Key for every request (thread number, counter)
+cat > "$work/keyed.lua" <<'EOF'
+local threads = 0
+function setup(thread)
+	threads = threads + 1
+	thread:set("tid", threads)
+end
+local n = 0
+function request()
+	local h = {}
+	for k, v in pairs(wrk.headers) do h[k] = v end
+	n = n + 1
+	h["Idempotency-Key"] = "bench-" .. tid .. "-" .. n
+	return wrk.format(nil, nil, h)
+end
+EOF
+
 results=()
 cpu=$(nproc)
 for n in $COUNTS; do
@@ -115,6 +138,16 @@ for n in $COUNTS; do
 	p99=$(wrk_ms 99% <<<"$w")
 	non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$w")
 	results+=("| gateway HTTP | $n | $(awk -v r="$rps" -v n="$n" 'BEGIN{printf "%.0f", r*n}') | $(printf '%.0f' "$rps") | $p50 | $p99 | ${non2xx:-0} |")
+	if [ "$KEYED" = 1 ]; then
+		echo "== count=$n: gateway, a new Idempotency-Key each (wrk -t$THREADS -c$CONNS, ${SECONDS_EACH}s)" >&2
+		w=$(wrk -t"$THREADS" -c"$CONNS" -d"${SECONDS_EACH}s" --latency -s "$work/keyed.lua" \
+			-H "Authorization: Bearer $token" "http://127.0.0.1:$gw_port/v1/ids?count=$n")
+		rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$w")
+		p50=$(wrk_ms 50% <<<"$w")
+		p99=$(wrk_ms 99% <<<"$w")
+		non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$w")
+		results+=("| gateway HTTP, keyed | $n | $(awk -v r="$rps" -v n="$n" 'BEGIN{printf "%.0f", r*n}') | $(printf '%.0f' "$rps") | $p50 | $p99 | ${non2xx:-0} |")
+	fi
 
 	echo "== count=$n: idgen_next_batch over libpq (pgbench -c$CLIENTS -j$THREADS, ${SECONDS_EACH}s)" >&2
 	# the IDs travel to the client, as the gateway's do

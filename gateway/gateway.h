@@ -5,14 +5,18 @@
  *   gwoptions.c   the command line, pure C (gwoptions.h)
  *   gwissue.c     the generator: worker lease set, layout epochs, ticks,
  *                 the local durable mark; composes IDs with src/'s pure C
- *   gwregistry.c  everything said to the registry over libpq
+ *   gwregistry.c  the registry's connections, and the lease path's calls
+ *   gwpool.c      the request path's registry calls, on threads of their
+ *                 own (gwpool.h); the purge of expired records
+ *   gwbatch.c     a reservation as JSON and as a stored record (gwbatch.h)
  *   gwhttp.c      the HTTP server (libmicrohttpd): routes, auth, limits
  *   gwconn.c      each connection's header deadline (gwconn.h)
  *   gwmetrics.c   counters and the Prometheus text
  *   gwrequest.c   request parsing, pure C (gwrequest.h)
  *
- * Threads: libmicrohttpd's request threads call gw_issue_reserve() and the
- * registry pool; one lease thread leases, renews, reads the epochs and
+ * Threads: libmicrohttpd's request threads call gw_issue_reserve() and
+ * never wait on the registry: what needs it (Idempotency-Key records, the
+ * admin calls) is queued to gwpool.c's threads; one lease thread leases, renews, reads the epochs and
  * settings and keeps the local mark ahead.  The generator's state is under
  * one mutex, held only for a reservation's arithmetic.
  */
@@ -103,14 +107,29 @@ extern bool gw_issue_keep_mark(void);
 extern GwRefusal gw_issue_reserve(uint32_t count, GwBatch *batch,
 								  char *reason, size_t reason_len,
 								  int *retry_after_s);
-/* the i-th ID of a batch */
+/* the i-th ID of a batch (gwbatch.c) */
 extern uint64_t gw_batch_id(const GwBatch *b, uint32_t i);
 /* the state for /healthz: GW_OK, or why not and the reason text */
 extern GwRefusal gw_issue_health(char *reason, size_t reason_len);
 
 /* ---- the registry (gwregistry.c) ---- */
 
+/* libpq's connection and result (libpq-fe.h's PGconn, PGresult) */
+struct pg_conn;
+struct pg_result;
+
 extern int	gw_registry_init(char *err, size_t err_len);
+/* a new registry session, bounded by --registry-timeout; NULL and err if not */
+extern struct pg_conn *gw_registry_connect(char *err, size_t err_len);
+
+/*
+ * True when a connection must be closed after this result: it is broken,
+ * or the member answered that it cannot write (25006, a hot standby, or
+ * default_transaction_read_only), as an old primary does after a demotion.
+ * The next connection (target_session_attrs=read-write) finds the primary.
+ */
+extern bool gw_registry_result_drops_connection(struct pg_conn *conn,
+												struct pg_result *res);
 /* the lease thread's own connection */
 extern bool gw_registry_lease(GwLeaseSet *set, char *err, size_t err_len);
 typedef enum GwRenewResult
@@ -121,12 +140,11 @@ typedef enum GwRenewResult
 } GwRenewResult;
 extern GwRenewResult gw_registry_renew(GwLeaseSet *set, char *err, size_t err_len);
 extern void gw_registry_release(const GwLeaseSet *set);
-extern void gw_registry_purge(void);
 extern int64_t gw_registry_retention_ms(void);
 /* the owner name of this run's leases, without the /N of each worker */
 extern const char *gw_registry_owner(void);
 
-/* request-path calls: an HTTP status and a JSON body (malloc'd) */
+/* an answer: an HTTP status and a JSON body (malloc'd) */
 typedef struct GwAnswer
 {
 	int			status;
@@ -135,20 +153,6 @@ typedef struct GwAnswer
 	const char *content_type;	/* NULL: application/json */
 } GwAnswer;
 
-/*
- * Idempotency-Key: the stored answer of (token, key), if any.  Returns 1
- * with *stored set (malloc'd JSON) when found, 0 when not, -1 when the
- * registry cannot be asked (then *answer is the error).
- */
-extern int	gw_registry_recall(const char *token, const char *key, int count,
-							   int want128, char **stored, GwAnswer *answer);
-/* store it; returns 1, 0 when another request stored one first (then
- * *stored is that one), -1 on error (*answer) */
-extern int	gw_registry_remember(const char *token, const char *key, int count,
-								 int want128, const char *ids_json,
-								 char **stored, GwAnswer *answer);
-extern void gw_registry_worker_lease(const GwWorkerLeaseRequest *req, GwAnswer *answer);
-extern void gw_registry_range_lease(const GwRangeLeaseRequest *req, GwAnswer *answer);
 
 /* ---- JSON and answers (gwhttp.c) ---- */
 

@@ -26,10 +26,10 @@
 #include <microhttpd.h>
 
 #include "gwconn.h"
+#include "gwbatch.h"
 #include "gwdecode.h"
+#include "gwpool.h"
 #include "idtext.h"
-#include "layout.h"
-#include "uuid7.h"
 
 static struct MHD_Daemon *daemon_handle;
 static const GwTokens *tokens;
@@ -52,6 +52,8 @@ typedef struct Req
 	char		body[GW_BODY_MAX];
 	size_t		len;
 	bool		too_big;
+	bool		queued;			/* req->job went to the pool: answer it when back */
+	GwJob		job;
 } Req;
 
 static double
@@ -189,77 +191,37 @@ rate_ok(const GwToken *t, int *retry_after_s)
 	return ok;
 }
 
-/* 48 random bits for an idgen128's tail, from a per-thread pool */
-static uint64_t
-random48(void)
-{
-	static __thread uint8_t pool[3072];
-	static __thread size_t used = sizeof(pool);
-	uint64_t	r = 0;
-	int			i;
+/* ---- issue 19 items 5 and 12: the registry's part of a request, off these threads ---- */
 
-	if (used + 6 > sizeof(pool))
-	{
-		size_t		got = 0;
-
-		while (got < sizeof(pool))
-		{
-			ssize_t		n = getrandom(pool + got, sizeof(pool) - got, 0);
-
-			if (n > 0)
-				got += (size_t) n;
-		}
-		used = 0;
-	}
-	for (i = 0; i < 6; i++)
-		r = (r << 8) | pool[used++];
-	return r;
-}
-
-/* {"ids": [...]} for a reservation, malloc'd */
-static char *
-ids_json(const GwBatch *b, int want128)
-{
-	size_t		cap = (size_t) b->count * (want128 ? 40 : 23) + 32;
-	char	   *buf = malloc(cap);
-	size_t		len;
-	uint32_t	i;
-
-	if (buf == NULL)
-		return NULL;
-	memcpy(buf, "{\"ids\": [", 9);
-	len = 9;
-	for (i = 0; i < b->count; i++)
-	{
-		uint64_t	id = gw_batch_id(b, i);
-
-		if (i > 0)
-			buf[len++] = ',';
-		buf[len++] = '"';
-		if (want128)
-		{
-			IdgenUuid7Fields f;
-			uint8_t		u[IDGEN_UUID7_LEN];
-
-			/* as the extension's idgen128: the 64-bit ID's node field, its epoch */
-			f.unix_ms = (int64_t) (id >> b->time_shift) + b->origin_unix_ms;
-			f.node = (uint32_t) (id & ((UINT64_C(1) << b->time_shift) - 1));
-			f.epoch = b->epoch_version;
-			f.random = random48();
-			idgen_uuid7_compose(&f, u);
-			idgen_format_uuid(u, buf + len);
-			len += 36;
-		}
-		else
-			len += (size_t) idgen_format_u63(id, buf + len);
-		buf[len++] = '"';
-	}
-	memcpy(buf + len, "]}\n", 4);
-	return buf;
-}
-
+/* the pool finished the request's job: answer it on an HTTP thread again */
 static void
-answer_ids(struct MHD_Connection *conn, const GwToken *t, GwAnswer *a)
+job_done(GwJob *job)
+{
+	MHD_resume_connection((struct MHD_Connection *) job->arg);
+}
+
+/* hand the request's job to the pool; the answer comes once it is done */
+static enum MHD_Result
+dispatch(struct MHD_Connection *conn, Req *req)
+{
+	req->queued = true;
+	req->job.done = job_done;
+	req->job.arg = conn;
+	/* the whole request is in: the header deadline no longer applies */
+	gw_conn_answering(conn, true);
+	MHD_suspend_connection(conn);
+	gw_pool_submit(&req->job);
+	return MHD_YES;
+}
+
+/*
+ * GET /v1/ids.  Returns true when the answer waits for the registry (an
+ * Idempotency-Key): then req->job is filled for dispatch().  The IDs are
+ * reserved here either way; a record found or stored is the answer, and
+ * IDs reserved for a retry go unused rather than be sent twice.
+ */
+static bool
+answer_ids(struct MHD_Connection *conn, const GwToken *t, GwAnswer *a, Req *req)
 {
 	const char *key = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Idempotency-Key");
 	int32_t		count;
@@ -267,8 +229,7 @@ answer_ids(struct MHD_Connection *conn, const GwToken *t, GwAnswer *a)
 	GwProblem	p;
 	GwBatch		batch;
 	char		reason[512];
-	char	   *stored = NULL;
-	char	   *body;
+	char		msg[600];
 	GwRefusal	r;
 
 	p = gw_parse_count(MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "count"), &count);
@@ -279,53 +240,52 @@ answer_ids(struct MHD_Connection *conn, const GwToken *t, GwAnswer *a)
 	if (p.status != 0)
 	{
 		problem_answer(a, p);
-		return;
-	}
-	if (key != NULL)
-	{
-		int			rc = gw_registry_recall(t->name, key, count, want128, &stored, a);
-
-		if (rc < 0)
-			return;
-		if (rc == 1)
-		{
-			a->status = 200;
-			a->body = stored;
-			return;
-		}
+		return false;
 	}
 	r = gw_issue_reserve((uint32_t) count, &batch, reason, sizeof(reason), &a->retry_after_s);
 	if (r != GW_OK)
-	{
-		char		msg[600];
-
 		snprintf(msg, sizeof(msg), "cannot issue IDs: %s", reason);
-		a->status = 503;
-		a->body = gw_error_json(gw_refusal_name(r), msg);
-		return;
-	}
-	body = ids_json(&batch, want128);
-	gw_metric_issued((uint64_t) count, want128);
-	if (key != NULL && body != NULL)
+	else
+		gw_metric_issued((uint64_t) count, want128);
+	if (key == NULL)
 	{
-		int			rc = gw_registry_remember(t->name, key, count, want128, body, &stored, a);
-
-		if (rc < 0)
+		if (r != GW_OK)
 		{
-			/* not recorded: these IDs go unused rather than be sent twice */
-			free(body);
-			return;
+			a->status = 503;
+			a->body = gw_error_json(gw_refusal_name(r), msg);
+			return false;
 		}
-		if (rc == 0)
-		{
-			/* a concurrent retry stored its IDs first: those are the answer */
-			free(body);
-			body = stored;
-		}
+		a->status = 200;
+		a->body = gw_batch_json(&batch, want128, NULL);
+		return false;
 	}
-	a->status = 200;
-	a->body = body;
+	/* scoped by the token itself (its hash), never by its name alone */
+	memcpy(req->job.token_sha256, t->sha256, sizeof(req->job.token_sha256));
+	snprintf(req->job.key, sizeof(req->job.key), "%s", key);
+	req->job.kind = GW_JOB_KEYED;
+	req->job.count = count;
+	req->job.want128 = want128;
+	req->job.have_batch = r == GW_OK;
+	req->job.batch = batch;
+	/* an idgen128's random bits come from a seed the record keeps */
+	if (r == GW_OK && want128 &&
+		getrandom(req->job.seed, sizeof(req->job.seed), 0) != (ssize_t) sizeof(req->job.seed))
+	{
+		r = GW_MARK;
+		snprintf(msg, sizeof(msg), "cannot issue IDs: no random bytes for an idgen128 seed");
+		req->job.have_batch = false;
+	}
+	if (r != GW_OK)
+	{
+		/* a stored answer is still given; else this refusal */
+		req->job.refusal.status = 503;
+		req->job.refusal.retry_after_s = a->retry_after_s;
+		req->job.refusal.body = gw_error_json(gw_refusal_name(r), msg);
+	}
+	return true;
 }
+
+/* ---- end of the registry's part ---- */
 
 static void
 answer_decode(const char *text, GwAnswer *a)
@@ -451,6 +411,8 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if (req->queued)
+		return send_answer(conn, req, &req->job.answer);
 	if (req->too_big)
 	{
 		GwProblem	big = {413, "the request body is larger than 4096 bytes"};
@@ -510,7 +472,8 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 	switch (route)
 	{
 		case GW_ROUTE_IDS:
-			answer_ids(conn, t, &a);
+			if (answer_ids(conn, t, &a, req))
+				return dispatch(conn, req);
 			break;
 		case GW_ROUTE_DECODE:
 			answer_decode(id, &a);
@@ -523,7 +486,11 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 				if (p.status != 0)
 					problem_answer(&a, p);
 				else
-					gw_registry_worker_lease(&w, &a);
+				{
+					req->job.kind = GW_JOB_WORKER_LEASE;
+					req->job.worker = w;
+					return dispatch(conn, req);
+				}
 			}
 			break;
 		case GW_ROUTE_RANGE_LEASE:
@@ -534,7 +501,11 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 				if (p.status != 0)
 					problem_answer(&a, p);
 				else
-					gw_registry_range_lease(&r, &a);
+				{
+					req->job.kind = GW_JOB_RANGE_LEASE;
+					req->job.range = r;
+					return dispatch(conn, req);
+				}
 			}
 			break;
 		case GW_ROUTE_HEALTHZ:
@@ -601,7 +572,8 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 	struct addrinfo hints = {0};
 	struct addrinfo *ai;
 	char		port[16];
-	unsigned	flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	unsigned	flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+		MHD_ALLOW_SUSPEND_RESUME;
 	int			rc;
 
 	tokens = t;
@@ -611,6 +583,8 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 		buckets[rc].level = gw_opt.rate_limit;
 		buckets[rc].at = mono_seconds();
 	}
+	if (gw_pool_start(err, err_len) != 0)
+		return -1;
 	snprintf(port, sizeof(port), "%d", gw_opt.listen_port);
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_NUMERICSERV;
@@ -682,6 +656,8 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 void
 gw_http_stop(void)
 {
+	/* every suspended request answered first: none is left behind */
+	gw_pool_stop();
 	gw_conn_reaper_stop();
 	if (daemon_handle)
 		MHD_stop_daemon(daemon_handle);

@@ -642,18 +642,6 @@ refuse:
 	return GW_CLOCK_BEHIND;
 }
 
-uint64_t
-gw_batch_id(const GwBatch *b, uint32_t i)
-{
-	uint64_t	tick = b->first_tick + i;
-	uint64_t	counter = tick & ((UINT64_C(1) << b->counter_bits) - 1);
-	uint64_t	seq = counter & ((UINT64_C(1) << b->seq_bits) - 1);
-
-	/* the counter's bits above the sequence pick the worker, in order */
-	return ((tick >> b->counter_bits) << b->time_shift) | b->region_bits |
-		b->worker_bits[counter >> b->seq_bits] | seq;
-}
-
 GwRefusal
 gw_issue_health(char *reason, size_t reason_len)
 {

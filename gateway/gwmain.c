@@ -6,8 +6,8 @@
  *
  * See docs/gateway.md.  The main thread, once the server runs, is the
  * lease thread: it leases the worker set, renews it at a third of the
- * lease TTL, keeps the local durable mark ahead of demand, and purges
- * expired Idempotency-Key records.
+ * lease TTL and keeps the local durable mark ahead of demand (expired
+ * Idempotency-Key records are purged by gwpool.c's thread).
  */
 #include "gateway.h"
 
@@ -157,7 +157,6 @@ lease_loop(void)
 	int64_t		next_renew = 0;
 	int64_t		next_lease = 0;
 	int64_t		backoff = 200;
-	int64_t		next_purge = gw_boot_ms() + 60000;
 	char		err[512];
 	char		reason[700];
 
@@ -223,11 +222,6 @@ lease_loop(void)
 					next_renew = now + 500;
 					break;
 			}
-		}
-		if (now >= next_purge)
-		{
-			gw_registry_purge();
-			next_purge = now + 60000;
 		}
 		nanosleep(&nap, NULL);
 	}

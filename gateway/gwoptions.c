@@ -38,6 +38,9 @@ const char	gw_usage_text[] =
 "                        0: no limit)\n"
 "  --header-timeout DURATION    a request's header and body must arrive within\n"
 "                        this of the connection's start (default 10s)\n"
+"  --registry-timeout DURATION  deadline of every registry call (default 2s)\n"
+"  --idempotency-keys N  Idempotency-Key records per token and retention\n"
+"                        window (default 100000); past it 429\n"
 "  paths at most 1024 bytes, CONNINFO at most 4096\n";
 
 enum
@@ -57,7 +60,9 @@ enum
 	OPT_POOL,
 	OPT_MAX_CONNECTIONS,
 	OPT_MAX_CONNECTIONS_PER_IP,
-	OPT_HEADER_TIMEOUT
+	OPT_HEADER_TIMEOUT,
+	OPT_REGISTRY_TIMEOUT,
+	OPT_IDEMPOTENCY_KEYS
 };
 
 static const struct option longopts[] = {
@@ -77,6 +82,8 @@ static const struct option longopts[] = {
 	{"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
 	{"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONNECTIONS_PER_IP},
 	{"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
+	{"registry-timeout", required_argument, NULL, OPT_REGISTRY_TIMEOUT},
+	{"idempotency-keys", required_argument, NULL, OPT_IDEMPOTENCY_KEYS},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0}
 };
@@ -206,6 +213,8 @@ gw_options_defaults(GwOptions *opt, const char *name)
 	opt->max_connections = 1000;
 	opt->max_connections_per_ip = 100;
 	opt->header_timeout_ms = 10000;
+	opt->registry_timeout_ms = 2000;
+	opt->idempotency_keys = 100000;
 	opt->name = name != NULL && gw_name_is_valid(name) ? name : "gateway";
 }
 
@@ -266,6 +275,20 @@ gw_options_parse(int argc, char **argv, GwOptions *opt, char *err, size_t err_le
 				opt->header_timeout_ms = gw_parse_duration_ms(a);
 				if (opt->header_timeout_ms < 1000 || opt->header_timeout_ms > 3600000)
 					return bad(err, err_len, "--header-timeout", a, "1s to 1h expected");
+				break;
+			case OPT_REGISTRY_TIMEOUT:
+				opt->registry_timeout_ms = gw_parse_duration_ms(a);
+				if (opt->registry_timeout_ms < 100 || opt->registry_timeout_ms > 60000)
+					return bad(err, err_len, "--registry-timeout", a, "100ms to 1min expected");
+				break;
+			case OPT_IDEMPOTENCY_KEYS:
+				{
+					int			keys;
+
+					if (!parse_int(a, 0, 1000000000, &keys))
+						return bad(err, err_len, "--idempotency-keys", a, "0 to 1000000000 expected");
+					opt->idempotency_keys = keys;
+				}
 				break;
 			case OPT_REGION:
 				if (!parse_int(a, 0, 1 << 22, &opt->region))

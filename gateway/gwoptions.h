@@ -38,6 +38,8 @@ typedef struct GwOptions
 	int			max_connections_set;	/* given on the command line */
 	int			max_connections_per_ip; /* from one address; 0: no limit */
 	int64_t		header_timeout_ms;	/* a request's header and body, at most */
+	int64_t		registry_timeout_ms;	/* deadline of every registry call */
+	int64_t		idempotency_keys;	/* records per token and retention window */
 	char		listen_host_buf[GW_OPT_HOST_MAX + 1];
 } GwOptions;
 

@@ -1,8 +1,10 @@
 /*
  * gwregistry.c - what idgen-gateway says to the registry (gateway.h)
  *
- * The lease thread has a connection of its own; request threads share a
- * small pool (Idempotency-Key records and the admin endpoints).  Every
+ * The lease thread has a connection of its own (the request path's are in
+ * gwpool.c).  Every session is bounded by --registry-timeout
+ * (gw_registry_connect), and one that answered it cannot write is closed
+ * (gw_registry_result_drops_connection).  Every
  * time travels as Unix milliseconds, so neither side's TimeZone matters;
  * sessions run with TimeZone UTC for the timestamps the admin endpoints
  * return.
@@ -22,33 +24,42 @@
 #define SQL_MS(expr) "floor(extract(epoch FROM " expr ") * 1000)::bigint"
 
 static PGconn *lease_conn;
+static bool lease_conn_drop;	/* it answered that it cannot write */
 static char registry_where[256];
-
-static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t pool_cv = PTHREAD_COND_INITIALIZER;
-static PGconn **pool;
-static int	pool_free;			/* pool[0 .. pool_free - 1] are idle (may be NULL) */
 
 static int64_t retention_ms = 86400000;
 
 /* the owner names of this run: a copy or a restart is always a new owner */
 static char owner_base[160];
 
-static PGconn *
-connect_registry(char *err, size_t err_len)
+/*
+ * A connection to the registry, its session bounded by --registry-timeout:
+ * the registry gives up on a statement, a lock wait and a transaction left
+ * open by a stalled gateway by itself, and lets go of what it locked.
+ */
+PGconn *
+gw_registry_connect(char *err, size_t err_len)
 {
 	/*
 	 * A registry that stops answering must not hang the lease thread: the
 	 * lease runs out by itself (the gateway refuses meanwhile), and a new
-	 * connection is tried.  These come first, so the connection string
-	 * can override them.
+	 * connection is tried.  read-write: a member that cannot grant leases
+	 * is passed over for the next host of the string.  These come first,
+	 * so the connection string can override them.
 	 */
 	static const char *const keys[] = {"connect_timeout", "keepalives", "keepalives_idle",
-	"keepalives_interval", "keepalives_count", "tcp_user_timeout", "dbname", NULL};
-	const char *vals[] = {"5", "1", "5", "2", "3", "10000", gw_opt.registry, NULL};
-	PGconn	   *conn = PQconnectdbParams(keys, vals, 1);
+		"keepalives_interval", "keepalives_count", "tcp_user_timeout",
+	"target_session_attrs", "dbname", NULL};
+	int64_t		t = gw_opt.registry_timeout_ms;
+	char		connect_s[24];
+	char		settings[300];
+	const char *vals[] = {connect_s, "1", "5", "2", "3", "10000", "read-write", gw_opt.registry, NULL};
+	PGconn	   *conn;
 	PGresult   *res;
 
+	/* libpq's least connect_timeout is 2 s */
+	snprintf(connect_s, sizeof(connect_s), "%lld", (long long) (t < 2000 ? 2 : (t + 999) / 1000));
+	conn = PQconnectdbParams(keys, vals, 1);
 	if (PQstatus(conn) != CONNECTION_OK)
 	{
 		snprintf(err, err_len, "cannot connect to the registry (%s): %s",
@@ -58,9 +69,49 @@ connect_registry(char *err, size_t err_len)
 		PQfinish(conn);
 		return NULL;
 	}
-	res = PQexec(conn, "SET application_name = 'idgen-gateway'; SET TimeZone = 'UTC'");
+	/* the registry gives up before the gateway does (the lock wait first) */
+	snprintf(settings, sizeof(settings),
+			 "SET application_name = 'idgen-gateway'; SET TimeZone = 'UTC'; "
+			 "SET statement_timeout = %lld; SET lock_timeout = %lld; "
+			 "SET idle_in_transaction_session_timeout = %lld",
+			 (long long) (t * 3 / 4 > 50 ? t * 3 / 4 : 50), (long long) (t / 2 > 25 ? t / 2 : 25),
+			 (long long) (t * 2 > 5000 ? t * 2 : 5000));
+	res = PQexec(conn, settings);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+	{
+		const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+
+		snprintf(err, err_len, "cannot set up the registry session (%s): %s",
+				 registry_where, msg ? msg : PQerrorMessage(conn));
+		err[strcspn(err, "\n")] = '\0';
+		PQclear(res);
+		PQfinish(conn);
+		return NULL;
+	}
 	PQclear(res);
 	return conn;
+}
+
+/*
+ * After a demotion libpq may still be connected to the old primary, now
+ * read-only: every write fails there with 25006 for good.  Such a
+ * connection (or a broken one) must be closed; the next one, read-write,
+ * finds the member that can write.
+ */
+bool
+gw_registry_result_drops_connection(PGconn *conn, PGresult *res)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *standby = conn ? PQparameterStatus(conn, "in_hot_standby") : NULL;
+	const char *ro = conn ? PQparameterStatus(conn, "default_transaction_read_only") : NULL;
+
+	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
+		return true;
+	if (state != NULL && (strcmp(state, "25006") == 0 || strncmp(state, "08", 2) == 0 ||
+						  strncmp(state, "57P", 3) == 0))
+		return true;
+	return (standby != NULL && strcmp(standby, "on") == 0) ||
+		(ro != NULL && strcmp(ro, "on") == 0);
 }
 
 int
@@ -83,8 +134,6 @@ gw_registry_init(char *err, size_t err_len)
 	snprintf(owner_base, sizeof(owner_base), "gateway:%s:", gw_opt.name);
 	for (i = 0; i < 8; i++)
 		snprintf(owner_base + strlen(owner_base), sizeof(owner_base) - strlen(owner_base), "%02x", rnd[i]);
-	pool = calloc(gw_opt.pool_size, sizeof(PGconn *));
-	pool_free = gw_opt.pool_size;
 	return 0;
 }
 
@@ -96,16 +145,19 @@ result_error(PGconn *conn, PGresult *res, char *err, size_t err_len)
 
 	snprintf(err, err_len, "%s", msg ? msg : PQerrorMessage(conn));
 	err[strcspn(err, "\n")] = '\0';
+	if (conn == lease_conn && gw_registry_result_drops_connection(conn, res))
+		lease_conn_drop = true;
 }
 
 static bool
 lease_conn_ready(char *err, size_t err_len)
 {
-	if (lease_conn != NULL && PQstatus(lease_conn) == CONNECTION_OK)
+	if (lease_conn != NULL && PQstatus(lease_conn) == CONNECTION_OK && !lease_conn_drop)
 		return true;
 	if (lease_conn != NULL)
 		PQfinish(lease_conn);
-	lease_conn = connect_registry(err, err_len);
+	lease_conn_drop = false;
+	lease_conn = gw_registry_connect(err, err_len);
 	return lease_conn != NULL;
 }
 
@@ -427,17 +479,6 @@ gw_registry_release(const GwLeaseSet *set)
 	}
 }
 
-void
-gw_registry_purge(void)
-{
-	char		err[256];
-
-	if (lease_conn_ready(err, sizeof(err)))
-		exec_ok(lease_conn,
-				"DELETE FROM idgen.gateway_request WHERE created_at < pg_catalog.clock_timestamp() - idgen.request_retention()",
-				err, sizeof(err));
-}
-
 const char *
 gw_registry_owner(void)
 {
@@ -448,249 +489,4 @@ int64_t
 gw_registry_retention_ms(void)
 {
 	return retention_ms;
-}
-
-/* ---- the request threads' pool ---- */
-
-static PGconn *
-pool_get(GwAnswer *answer)
-{
-	PGconn	   *conn;
-	char		err[512];
-
-	pthread_mutex_lock(&pool_mu);
-	while (pool_free == 0)
-		pthread_cond_wait(&pool_cv, &pool_mu);
-	conn = pool[--pool_free];
-	pthread_mutex_unlock(&pool_mu);
-	if (conn != NULL && PQstatus(conn) != CONNECTION_OK)
-	{
-		PQfinish(conn);
-		conn = NULL;
-	}
-	if (conn == NULL)
-		conn = connect_registry(err, sizeof(err));
-	if (conn == NULL)
-	{
-		answer->status = 503;
-		answer->retry_after_s = 1;
-		answer->body = gw_error_json("registry_unavailable", err);
-		/* give the slot back empty */
-		pthread_mutex_lock(&pool_mu);
-		pool[pool_free++] = NULL;
-		pthread_cond_signal(&pool_cv);
-		pthread_mutex_unlock(&pool_mu);
-	}
-	return conn;
-}
-
-static void
-pool_put(PGconn *conn)
-{
-	pthread_mutex_lock(&pool_mu);
-	pool[pool_free++] = conn;
-	pthread_cond_signal(&pool_cv);
-	pthread_mutex_unlock(&pool_mu);
-}
-
-/* an SQL error as an answer: the registry's own words, with a fitting status */
-static void
-sql_error_answer(PGconn *conn, PGresult *res, GwAnswer *answer)
-{
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	char		msg[512];
-
-	result_error(conn, res, msg, sizeof(msg));
-	if (state == NULL)
-	{
-		answer->status = 503;
-		answer->retry_after_s = 1;
-		answer->body = gw_error_json("registry_unavailable", msg);
-	}
-	else if (strncmp(state, "22", 2) == 0)
-	{
-		answer->status = 400;
-		answer->body = gw_error_json("invalid_request", msg);
-	}
-	else if (strncmp(state, "53", 2) == 0)
-	{
-		answer->status = 503;
-		answer->retry_after_s = 5;
-		answer->body = gw_error_json("no_capacity", msg);
-	}
-	else if (strcmp(state, "55000") == 0)
-	{
-		answer->status = 409;
-		answer->body = gw_error_json("conflict", msg);
-	}
-	else if (strcmp(state, "IA006") == 0)
-	{
-		/*
-		 * Range grants wait for an operator's confirmation of the floor
-		 * (after a restart, failover or restore of the registry): the
-		 * request is fine and will succeed then, but no time can be named,
-		 * so 503 without Retry-After.
-		 */
-		answer->status = 503;
-		answer->retry_after_s = 0;
-		answer->body = gw_error_json("range_floor_unconfirmed", msg);
-	}
-	else
-	{
-		answer->status = 500;
-		answer->body = gw_error_json("registry_error", msg);
-	}
-}
-
-static PGresult *
-pool_query(PGconn *conn, const char *sql, int n, const char *const *params)
-{
-	return PQexecParams(conn, sql, n, NULL, params, NULL, NULL, 0);
-}
-
-/* a stored answer for another count or type is a misuse of the key */
-static int
-stored_answer(PGresult *res, int count, int want128, char **stored, GwAnswer *answer)
-{
-	if (atoi(PQgetvalue(res, 0, 0)) != (want128 ? 128 : 64) ||
-		atoi(PQgetvalue(res, 0, 1)) != count)
-	{
-		answer->status = 409;
-		answer->body = gw_error_json("idempotency_key_reused",
-									 "this Idempotency-Key was used with another count or type");
-		return -1;
-	}
-	*stored = strdup(PQgetvalue(res, 0, 2));
-	return 1;
-}
-
-int
-gw_registry_recall(const char *token, const char *key, int count, int want128,
-				   char **stored, GwAnswer *answer)
-{
-	PGconn	   *conn = pool_get(answer);
-	const char *params[2] = {token, key};
-	PGresult   *res;
-	int			rc;
-
-	if (conn == NULL)
-		return -1;
-	res = pool_query(conn,
-					 "SELECT width, count, ids FROM idgen.gateway_request "
-					 "WHERE token = $1 AND request_key = $2 "
-					 "AND created_at >= pg_catalog.clock_timestamp() - idgen.request_retention()",
-					 2, params);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-	{
-		sql_error_answer(conn, res, answer);
-		rc = -1;
-	}
-	else if (PQntuples(res) == 0)
-		rc = 0;
-	else
-		rc = stored_answer(res, count, want128, stored, answer);
-	PQclear(res);
-	pool_put(conn);
-	return rc;
-}
-
-int
-gw_registry_remember(const char *token, const char *key, int count, int want128,
-					 const char *ids_json, char **stored, GwAnswer *answer)
-{
-	PGconn	   *conn = pool_get(answer);
-	char		width[8];
-	char		cnt[16];
-	const char *params[5] = {token, key, width, cnt, ids_json};
-	PGresult   *res;
-	int			rc;
-
-	if (conn == NULL)
-		return -1;
-	snprintf(width, sizeof(width), "%d", want128 ? 128 : 64);
-	snprintf(cnt, sizeof(cnt), "%d", count);
-	/* an expired record not yet purged is replaced; a live one wins */
-	res = pool_query(conn,
-					 "INSERT INTO idgen.gateway_request AS r (token, request_key, width, count, ids) "
-					 "VALUES ($1, $2, $3::smallint, $4::integer, $5) "
-					 "ON CONFLICT (token, request_key) DO UPDATE "
-					 "SET width = excluded.width, count = excluded.count, ids = excluded.ids, "
-					 "created_at = excluded.created_at "
-					 "WHERE r.created_at < pg_catalog.clock_timestamp() - idgen.request_retention() "
-					 "RETURNING 1",
-					 5, params);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-	{
-		sql_error_answer(conn, res, answer);
-		PQclear(res);
-		pool_put(conn);
-		return -1;
-	}
-	rc = PQntuples(res) == 1 ? 1 : 0;
-	PQclear(res);
-	if (rc == 0)
-	{
-		res = pool_query(conn,
-						 "SELECT width, count, ids FROM idgen.gateway_request "
-						 "WHERE token = $1 AND request_key = $2", 2, params);
-		if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
-		{
-			sql_error_answer(conn, res, answer);
-			rc = -1;
-		}
-		else
-			rc = stored_answer(res, count, want128, stored, answer) == 1 ? 0 : -1;
-		PQclear(res);
-	}
-	pool_put(conn);
-	return rc;
-}
-
-static void
-json_query(const char *sql, int n, const char *const *params, GwAnswer *answer)
-{
-	PGconn	   *conn = pool_get(answer);
-	PGresult   *res;
-
-	if (conn == NULL)
-		return;
-	res = pool_query(conn, sql, n, params);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
-		sql_error_answer(conn, res, answer);
-	else
-	{
-		answer->status = 200;
-		answer->body = strdup(PQgetvalue(res, 0, 0));
-	}
-	PQclear(res);
-	pool_put(conn);
-}
-
-void
-gw_registry_worker_lease(const GwWorkerLeaseRequest *req, GwAnswer *answer)
-{
-	char		ttl[32];
-	const char *params[2] = {req->owner, ttl};
-
-	snprintf(ttl, sizeof(ttl), "%lld",
-			 (long long) (req->ttl_ms >= 0 ? req->ttl_ms : gw_opt.lease_ttl_ms));
-	json_query("SELECT pg_catalog.json_build_object('region', region, 'worker', worker, "
-			   "'generation', generation, 'lease_until', lease_until)::text "
-			   "FROM idgen_lease_worker($1, $2::bigint * interval '1 ms')",
-			   2, params, answer);
-}
-
-void
-gw_registry_range_lease(const GwRangeLeaseRequest *req, GwAnswer *answer)
-{
-	char		count[32];
-	const char *params[3] = {req->owner, count,
-	req->has_request_key ? req->request_key : NULL};
-
-	snprintf(count, sizeof(count), "%lld", (long long) req->count);
-	/* the range's ends as decimal strings, as every ID here */
-	json_query("SELECT pg_catalog.json_build_object('range_start', range_start::text, "
-			   "'range_end', range_end::text, 'generation', generation)::text "
-			   "FROM idgen_lease_range($1, $2::bigint, $3)",
-			   3, params, answer);
 }

@@ -249,11 +249,13 @@ remote_connect(void)
 {
 	/*
 	 * The user's string comes after the keepalive settings, so it may
-	 * override them; application_name only if it names none.
+	 * override them; application_name only if it names none.  read-write:
+	 * of the hosts a string lists, the one that can grant leases, never a
+	 * standby or an old primary demoted to one.
 	 */
 	const char *keys[] = {"keepalives", "keepalives_idle", "keepalives_interval",
-		"keepalives_count", "dbname", "fallback_application_name", NULL};
-	const char *vals[] = {"1", "5", "2", "3", idgen_registry,
+		"keepalives_count", "target_session_attrs", "dbname", "fallback_application_name", NULL};
+	const char *vals[] = {"1", "5", "2", "3", "read-write", idgen_registry,
 	"idgen lease worker", NULL};
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
 	int64		deadline = mono_ms() + request_timeout_ms();
@@ -287,6 +289,25 @@ remote_connect(void)
 		st = PQconnectPoll(conn);
 	}
 	return true;
+}
+
+/*
+ * A member that answers it cannot write (25006: a standby, or an old
+ * primary demoted and still reachable) keeps doing so: the connection is
+ * closed, and the next one (target_session_attrs=read-write) finds the
+ * member that can.  A connection that stayed would fail every renewal
+ * until the lease ran out.
+ */
+static bool
+remote_read_only(PGresult *res)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	const char *standby = PQparameterStatus(conn, "in_hot_standby");
+	const char *ro = PQparameterStatus(conn, "default_transaction_read_only");
+
+	return (state != NULL && strcmp(state, "25006") == 0) ||
+		(standby != NULL && strcmp(standby, "on") == 0) ||
+		(ro != NULL && strcmp(ro, "on") == 0);
 }
 
 /*
@@ -360,7 +381,7 @@ remote_run(const char *sql, int nparams, const char *const *params)
 
 		set_remote_error("the registry refused", primary ? primary :
 						 PQresultErrorMessage(last));
-		if (PQstatus(conn) == CONNECTION_BAD)
+		if (PQstatus(conn) == CONNECTION_BAD || remote_read_only(last))
 			remote_drop();
 		/* a failed statement still answers: hand the error back */
 		return last;

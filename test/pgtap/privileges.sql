@@ -225,7 +225,9 @@ SELECT results_eq(
         JOIN pg_proc AS p ON p.oid = d.objid
        WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND p.prosecdef
        ORDER BY p.oid::regprocedure::text COLLATE "C"$$,
-    $$VALUES ('idgen.keyed_batch(integer,text,smallint)', 'PUBLIC'),
+    $$VALUES ('idgen.gateway_purge(integer)', ''),
+             ('idgen.gateway_remember(text[],text[],smallint[],integer[],text[],bigint)', ''),
+             ('idgen.keyed_batch(integer,text,smallint)', 'PUBLIC'),
              ('idgen.running_incarnation()', ''),
              ('idgen_confirm_range_floor(idgen)', ''),
              ('idgen_disable(text)', ''),

@@ -498,8 +498,9 @@ CREATE ROLE idgen_gateway LOGIN;
 GRANT EXECUTE ON FUNCTION idgen_lease_worker(text, interval),
     idgen_renew_worker(integer, integer, bigint),
     idgen_release_worker(integer, integer, bigint),
-    idgen_lease_range(text, bigint, text) TO idgen_gateway;
-GRANT SELECT, INSERT, UPDATE, DELETE ON idgen.gateway_request TO idgen_gateway;
+    idgen_lease_range(text, bigint, text),
+    idgen.gateway_remember(text[], text[], smallint[], integer[], text[], bigint),
+    idgen.gateway_purge(integer) TO idgen_gateway;
 });
 my $gb = start_gateway(name => 'gwb', conn => "$conn user=idgen_gateway",
 	args => [ '--workers', '4' ]);
