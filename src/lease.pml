@@ -59,7 +59,8 @@
  * the renewal rule only, unsafe); OFFSETS (node clocks apart from the start);
  * LOGICAL (the registry may be restored with pg_restore, which loses R7's
  * row); OUTSIDE (the issuers are gateways: lease_outside.pml names its own
- * switches); NO_P1 (P1 unchecked, so that a counterexample ends in the
+ * switches; with it the copy may also predate the first lease call ever and
+ * lack R7's row, unless R7_IN_COPY); NO_P1 (P1 unchecked, so that a counterexample ends in the
  * duplicate itself).
  *
  * Abstractions: real time is the integer t_now, the monotonic clock of a
@@ -234,12 +235,12 @@ inline note_incarnation()
 {
 #ifdef V2
 	if
-#ifdef LOGICAL
-	/* after pg_restore, before any lease call: no row; 0.6 takes it for
-	 * the first incarnation ever met and holds nothing (since NULL), and
-	 * so does LHOLD_EMPTY, which holds then */
+#if defined(LOGICAL) || defined(OUTSIDE)
+	/* no row (after pg_restore, or data copied before the first lease call
+	 * ever): 0.6 takes it for the first incarnation ever met and holds
+	 * nothing (since NULL); FIRSTHOLD holds then too */
 	:: P.incrow == 0 -> P.incrow = inc;
-#ifdef LHOLD_EMPTY
+#ifdef FIRSTHOLD
 		P.since = RC
 #else
 		P.since = NOHOLD
@@ -574,7 +575,15 @@ init
 	atomic {
 		byte k;
 #ifdef OUTSIDE
-		P.incrow = 1; P.since = NOHOLD; S.incrow = 1; S.since = NOHOLD;
+		/* the copy may be older than the first lease call ever: no R7 row */
+		P.incrow = 1; P.since = NOHOLD; S.since = NOHOLD;
+		S.incrow = 1;
+#ifndef R7_IN_COPY
+		if
+		:: skip
+		:: S.incrow = 0
+		fi;
+#endif
 		P.hw = HW0; S.hw = HW0;
 #else
 		P.incrow = 1; P.since = -HOLD; S.incrow = 1; S.since = -HOLD;
