@@ -59,8 +59,9 @@
  * the renewal rule only, unsafe); OFFSETS (node clocks apart from the start);
  * LOGICAL (the registry may be restored with pg_restore, which loses R7's
  * row); OUTSIDE (the issuers are gateways: lease_outside.pml names its own
- * switches; with it the copy may also predate the first lease call ever and
- * lack R7's row, unless R7_IN_COPY); NO_P1 (P1 unchecked, so that a counterexample ends in the
+ * switches; with it the copy may also predate the first lease call ever
+ * and lack R7's row, unless R7_IN_COPY); BACKUP_HAS_ROW (copies only of a
+ * leased row); NO_P1 (P1 unchecked, so that a counterexample ends in the
  * duplicate itself).
  *
  * Abstractions: real time is the integer t_now, the monotonic clock of a
@@ -74,9 +75,9 @@
  * loses no unsafe run.)  Renewals and releases happen at any time, which
  * covers every renewal schedule (R2 is about availability, not safety).
  * Outside generators (the gateway, idgen_lease_worker) are modelled apart,
- * with -DOUTSIDE (lease_outside.pml), without nodes.  A split brain (two registries
- * answering at once, R8e) is left out: a failover happens only once the
- * primary is down.  Layout switches are left out of this model; see
+ * with -DOUTSIDE (lease_outside.pml), without nodes.  A split brain (two
+ * registries answering at once, R8e) is left out: a failover happens only
+ * once the primary is down.  Layout switches are left out of this model; see
  * docs/fleets.md "The model".
  *
  * Properties:
@@ -164,7 +165,8 @@ typedef Data {
 #define CLEAR(a) a.owner = 0; a.gen = 0; a.lu = 0; a.hw = HW0; a.rel = false; \
 	a.ttl = 0; a.tok = 0; a.incrow = 0; a.since = 0
 #define COPY(a, b) a.owner = b.owner; a.gen = b.gen; a.lu = b.lu; a.hw = b.hw; \
-	a.rel = b.rel; a.ttl = b.ttl; a.tok = b.tok; a.incrow = b.incrow; a.since = b.since
+	a.rel = b.rel; a.ttl = b.ttl; a.tok = b.tok; a.incrow = b.incrow; \
+	a.since = b.since
 
 Data P;				/* the primary's data */
 Data S;				/* the standby's (asynchronous) or a backup's: a prefix of P */
@@ -519,7 +521,8 @@ end:
 	 * the copy's last state before a failover or restore matters, and a
 	 * single copy at any moment reaches every such state: so one copy.
 	 */
-	:: atomic { !copied && reg_events < REG_EVENTS COPY_OK -> copied = true; COPY(S, P);
+	:: atomic { !copied && reg_events < REG_EVENTS COPY_OK ->
+		copied = true; COPY(S, P);
 		printf("t=%d standby/backup copy taken\n", t_now) }
 	/* restart: the same data and clock, a new incarnation */
 	:: atomic { reg_events < REG_EVENTS -> reg_events++; CLEAR(S); inc++;
@@ -543,8 +546,9 @@ end:
 	/*
 	 * pg_restore of a dump (S) into a new server: idgen.registry_incarnation
 	 * is not in it.  The server's own node may have leased before the
-	 * restore ran (docs/operations: the extension is created first), which
-	 * recorded the new incarnation as the first one ever (since NULL).
+	 * restore ran (the restore trigger's comment in sql/idgen.sql: the
+	 * extension is created and its node leases before the rows come back),
+	 * which recorded the new incarnation as the first one ever (since NULL).
 	 * LHOLD: the restore itself starts the hold (the restore trigger).
 	 */
 	:: atomic { reg_events < REG_EVENTS BACKUP_OK -> reg_events++;
