@@ -102,11 +102,12 @@ run v2-registry-clock-unfixed fail -DV2 $small -DTMAX=7 -DRSKEW=3 $quiet -DRELEA
 gw="-DV2 -DOUTSIDE $small $quiet -DRESTORE"
 # 0.6: renew and release by (region, worker, generation), an expired lease
 # renewed forever, no hold after pg_restore: the duplicate of issue 19 item 1
-run gw-0.6-physical fail $gw -DTMAX=7 -DMATCH=0 -DOLD_HOLD -DNO_P1 -DP2_EXACT
+run gw-0.6-physical fail $gw -DTMAX=7 -DMATCH=0 -DOLD_HOLD -DNO_P1 -DP2_EXACT -DR7_IN_COPY
 run gw-0.6-logical fail $gw -DTMAX=7 -DMATCH=0 -DOLD_HOLD -DLOGICAL -DNO_P1 -DP2_EXACT
 # issue 19: by the owner too, or by a token unique to each grant; a lease
-# whose validity ended given up; the hold after any restore, from live rows
-new="-DGIVEUP -DLHOLD -DLOGICAL"
+# whose validity ended given up; the hold after any restore and when R7's
+# row is missing, from live rows
+new="-DGIVEUP -DLHOLD -DFIRSTHOLD -DLOGICAL"
 run gw-owner pass $gw -DTMAX=9 -DMATCH=1 $new
 run gw-token pass $gw -DTMAX=9 -DMATCH=2 $new
 # ... frozen between the validity check and the stamp, two holders of one
@@ -116,7 +117,10 @@ run gw-token-adversary pass $gw -DTMAX=8 -DMATCH=2 $new -DSPLIT_ISSUE -DSAMEOWNE
 run gw-registry-clock pass $gw -DTMAX=11 -DMATCH=1 $new -DRSKEW=4 -DGWOFF
 # ... a hold after pg_restore only when R7's row is missing: the new
 # server's own node leased before the restore ran, and nothing holds
-run gw-logical-hold-if-empty fail $gw -DTMAX=9 -DMATCH=1 -DGIVEUP -DLOGICAL -DLHOLD_EMPTY
+run gw-logical-hold-if-empty fail $gw -DTMAX=9 -DMATCH=1 -DGIVEUP -DLOGICAL -DFIRSTHOLD
+# ... no hold when R7's row is missing: a copy older than the first lease
+# call ever (a standby or base backup made at setup) holds nothing
+run gw-no-first-hold fail $gw -DTMAX=9 -DMATCH=1 -DGIVEUP -DLOGICAL -DLHOLD
 # ... a lost lease longer than the hold (lease_ttl + allowance) covers
 run gw-long-lease fail $gw -DTMAX=10 -DMATCH=1 $new -DGTTL=8
 

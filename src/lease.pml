@@ -59,7 +59,9 @@
  * the renewal rule only, unsafe); OFFSETS (node clocks apart from the start);
  * LOGICAL (the registry may be restored with pg_restore, which loses R7's
  * row); OUTSIDE (the issuers are gateways: lease_outside.pml names its own
- * switches); NO_P1 (P1 unchecked, so that a counterexample ends in the
+ * switches; with it the copy may also predate the first lease call ever
+ * and lack R7's row, unless R7_IN_COPY); BACKUP_HAS_ROW (copies only of a
+ * leased row); NO_P1 (P1 unchecked, so that a counterexample ends in the
  * duplicate itself).
  *
  * Abstractions: real time is the integer t_now, the monotonic clock of a
@@ -73,9 +75,9 @@
  * loses no unsafe run.)  Renewals and releases happen at any time, which
  * covers every renewal schedule (R2 is about availability, not safety).
  * Outside generators (the gateway, idgen_lease_worker) are modelled apart,
- * with -DOUTSIDE (lease_outside.pml), without nodes.  A split brain (two registries
- * answering at once, R8e) is left out: a failover happens only once the
- * primary is down.  Layout switches are left out of this model; see
+ * with -DOUTSIDE (lease_outside.pml), without nodes.  A split brain (two
+ * registries answering at once, R8e) is left out: a failover happens only
+ * once the primary is down.  Layout switches are left out of this model; see
  * docs/fleets.md "The model".
  *
  * Properties:
@@ -163,7 +165,8 @@ typedef Data {
 #define CLEAR(a) a.owner = 0; a.gen = 0; a.lu = 0; a.hw = HW0; a.rel = false; \
 	a.ttl = 0; a.tok = 0; a.incrow = 0; a.since = 0
 #define COPY(a, b) a.owner = b.owner; a.gen = b.gen; a.lu = b.lu; a.hw = b.hw; \
-	a.rel = b.rel; a.ttl = b.ttl; a.tok = b.tok; a.incrow = b.incrow; a.since = b.since
+	a.rel = b.rel; a.ttl = b.ttl; a.tok = b.tok; a.incrow = b.incrow; \
+	a.since = b.since
 
 Data P;				/* the primary's data */
 Data S;				/* the standby's (asynchronous) or a backup's: a prefix of P */
@@ -234,12 +237,12 @@ inline note_incarnation()
 {
 #ifdef V2
 	if
-#ifdef LOGICAL
-	/* after pg_restore, before any lease call: no row; 0.6 takes it for
-	 * the first incarnation ever met and holds nothing (since NULL), and
-	 * so does LHOLD_EMPTY, which holds then */
+#if defined(LOGICAL) || defined(OUTSIDE)
+	/* no row (after pg_restore, or data copied before the first lease call
+	 * ever): 0.6 takes it for the first incarnation ever met and holds
+	 * nothing (since NULL); FIRSTHOLD holds then too */
 	:: P.incrow == 0 -> P.incrow = inc;
-#ifdef LHOLD_EMPTY
+#ifdef FIRSTHOLD
 		P.since = RC
 #else
 		P.since = NOHOLD
@@ -518,7 +521,8 @@ end:
 	 * the copy's last state before a failover or restore matters, and a
 	 * single copy at any moment reaches every such state: so one copy.
 	 */
-	:: atomic { !copied && reg_events < REG_EVENTS COPY_OK -> copied = true; COPY(S, P);
+	:: atomic { !copied && reg_events < REG_EVENTS COPY_OK ->
+		copied = true; COPY(S, P);
 		printf("t=%d standby/backup copy taken\n", t_now) }
 	/* restart: the same data and clock, a new incarnation */
 	:: atomic { reg_events < REG_EVENTS -> reg_events++; CLEAR(S); inc++;
@@ -542,8 +546,9 @@ end:
 	/*
 	 * pg_restore of a dump (S) into a new server: idgen.registry_incarnation
 	 * is not in it.  The server's own node may have leased before the
-	 * restore ran (docs/operations: the extension is created first), which
-	 * recorded the new incarnation as the first one ever (since NULL).
+	 * restore ran (the restore trigger's comment in sql/idgen.sql: the
+	 * extension is created and its node leases before the rows come back),
+	 * which recorded the new incarnation as the first one ever (since NULL).
 	 * LHOLD: the restore itself starts the hold (the restore trigger).
 	 */
 	:: atomic { reg_events < REG_EVENTS BACKUP_OK -> reg_events++;
@@ -574,7 +579,15 @@ init
 	atomic {
 		byte k;
 #ifdef OUTSIDE
-		P.incrow = 1; P.since = NOHOLD; S.incrow = 1; S.since = NOHOLD;
+		/* the copy may be older than the first lease call ever: no R7 row */
+		P.incrow = 1; P.since = NOHOLD; S.since = NOHOLD;
+		S.incrow = 1;
+#ifndef R7_IN_COPY
+		if
+		:: skip
+		:: S.incrow = 0
+		fi;
+#endif
 		P.hw = HW0; S.hw = HW0;
 #else
 		P.incrow = 1; P.since = -HOLD; S.incrow = 1; S.since = -HOLD;

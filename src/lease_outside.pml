@@ -20,14 +20,19 @@
  * The rules, as 0.6 has them (-DMATCH=0, no GIVEUP, no LHOLD, OLD_HOLD):
  * renew and release match region, worker and generation only; a gateway
  * whose validity ended goes on renewing (it drops the lease only when the
- * registry refuses the renewal); a logical restore holds nothing; the hold
+ * registry refuses the renewal); a logical restore, or a lease call that
+ * finds no idgen.registry_incarnation row, holds nothing; the hold
  * is max(every row's ttl, lease_ttl) + allowance.  The rules of issue 19:
  *   MATCH=1   renew and release also match the owner (the holder's name)
  *   MATCH=2   ... or a token unique to each grant instead (generations, or
  *             tokens, never repeat across incarnations)
  *   GIVEUP    a gateway whose validity ended renews no more: it gives the
  *             lease up (and releases it, or not) and leases anew
- *   LHOLD     the incarnation hold after a logical restore too
+ *   LHOLD     the incarnation hold after a logical restore too: the
+ *             restore itself starts it
+ *   FIRSTHOLD a lease call that finds no idgen.registry_incarnation row
+ *             holds too (0.6: the first incarnation ever, no hold), as the
+ *             data may be a copy older than the first lease call
  *   (default) the hold from the rows that may still be live only (item 4):
  *             max(ttl of live rows, lease_ttl) + allowance + RALLOW
  * Adversarial switches: SAMEOWNER (both gateways under one owner name),
