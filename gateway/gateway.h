@@ -4,7 +4,9 @@
  *   gwmain.c      command line, start-up, the lease thread's loop
  *   gwissue.c     the generator: worker lease set, layout epochs, ticks,
  *                 the local durable mark; composes IDs with src/'s pure C
- *   gwregistry.c  everything said to the registry over libpq
+ *   gwlease.c     the lease path's registry I/O, driving the lease client
+ *                 (src/leaseclient.c), which decides everything about it
+ *   gwregistry.c  the rest said to the registry over libpq
  *   gwhttp.c      the HTTP server (libmicrohttpd): routes, auth, limits
  *   gwmetrics.c   counters and the Prometheus text
  *   gwrequest.c   request parsing, pure C (gwrequest.h)
@@ -23,6 +25,8 @@
 
 #include "epochs.h"
 #include "gwrequest.h"
+#include "leaseclient.h"
+#include "libpq-fe.h"
 
 /* leased workers at most (a power of two; see gwissue.c) */
 #define GW_MAX_WORKERS 8
@@ -50,6 +54,8 @@ extern GwOptions gw_opt;
 /* time, in milliseconds */
 extern int64_t gw_wall_ms(void);	/* CLOCK_REALTIME */
 extern int64_t gw_boot_ms(void);	/* CLOCK_BOOTTIME: counts suspend too */
+/* the wall clock as IDs are stamped by: a step ahead only once confirmed */
+extern int64_t gw_clock_ms(void);
 
 /* ---- the generator (gwissue.c) ---- */
 
@@ -65,6 +71,7 @@ typedef enum GwRefusal
 	GW_CLOCK_INVALID,			/* before 2026, or past a layout's horizon */
 	GW_MARK,					/* the local durable mark could not be written */
 	GW_TOO_MANY,				/* more IDs than one reservation can hold */
+	GW_EPOCHS_LOST,				/* the registry lost a layout epoch seen before */
 	GW_REFUSAL_COUNT
 } GwRefusal;
 
@@ -97,15 +104,23 @@ typedef struct GwBatch
 } GwBatch;
 
 extern int	gw_issue_init(const char *state_dir, char *err, size_t err_len);
+/* a fresh reading: kept if it holds every epoch seen, else a refusal */
 extern void gw_issue_set_epochs(const IdgenEpochList *epochs);
 extern void gw_issue_get_epochs(IdgenEpochList *epochs);
-extern void gw_issue_set_limits(int64_t max_drift_ms, int64_t max_skew_ms);
+extern void gw_issue_set_limits(int64_t max_drift_ms, int64_t max_skew_ms,
+								int64_t jump_confirm_ms);
 extern int64_t gw_issue_max_skew_ms(void);
-extern void gw_issue_install_lease(const GwLeaseSet *set);
-extern void gw_issue_renewed(int64_t cap_unix_ms, int64_t valid_until_boot_ms);
-extern void gw_issue_drop_lease(GwRefusal why, const char *reason);
+/* the registry's clock agrees with the wall clock: follow a held-back step */
+extern void gw_issue_clock_confirmed(void);
+/* the lease client's state, published to the generator */
+extern void gw_issue_install_lease(const GwLeaseSet *set, const IdgenLeaseClient *lc);
+extern void gw_issue_renewed(const IdgenLeaseClient *lc);
+extern void gw_issue_drop_lease(GwRefusal why, const char *reason,
+								const IdgenLeaseClient *lc);
 extern void gw_issue_set_skew(bool skewed, const char *reason);
 extern bool gw_issue_lease(GwLeaseSet *set);
+/* the newest millisecond issued (-1: none), a release's final mark */
+extern int64_t gw_issue_last_ms(void);
 /* keep the durable mark ahead of demand; returns false when it cannot */
 extern bool gw_issue_keep_mark(void);
 
@@ -122,19 +137,22 @@ extern uint64_t gw_batch_id(const GwBatch *b, uint32_t i);
 /* the state for /healthz: GW_OK, or why not and the reason text */
 extern GwRefusal gw_issue_health(char *reason, size_t reason_len);
 
+/* ---- the lease path (gwlease.c) ---- */
+
+/*
+ * One step of the lease thread: what the lease client says is due, done.
+ * Returns how long nothing is due (ms), or -1 when the gateway cannot run
+ * (a --lease-ttl the registry can never renew: logged).
+ */
+extern int64_t gw_lease_step(void);
+/* at exit: stop issuing and release a lease still valid */
+extern void gw_lease_shutdown(void);
+
 /* ---- the registry (gwregistry.c) ---- */
 
 extern int	gw_registry_init(char *err, size_t err_len);
-/* the lease thread's own connection */
-extern bool gw_registry_lease(GwLeaseSet *set, char *err, size_t err_len);
-typedef enum GwRenewResult
-{
-	GW_RENEW_OK,
-	GW_RENEW_FENCED,
-	GW_RENEW_FAILED				/* the registry could not be asked */
-} GwRenewResult;
-extern GwRenewResult gw_registry_renew(GwLeaseSet *set, char *err, size_t err_len);
-extern void gw_registry_release(const GwLeaseSet *set);
+/* a new registry connection, or NULL with the reason in err */
+extern PGconn *gw_registry_connect(char *err, size_t err_len);
 extern void gw_registry_purge(void);
 extern int64_t gw_registry_retention_ms(void);
 /* the owner name of this run's leases, without the /N of each worker */

@@ -7,9 +7,9 @@
  *                 [--rate-limit N/s] [--name NAME] [--threads N]
  *
  * See docs/gateway.md.  The main thread, once the server runs, is the
- * lease thread: it leases the worker set, renews it at a third of the
- * lease TTL, keeps the local durable mark ahead of demand, and purges
- * expired Idempotency-Key records.
+ * lease thread: it steps the lease client (gwlease.c), which leases and
+ * renews the worker set on the node's schedule, keeps the local durable
+ * mark ahead of demand, and purges expired Idempotency-Key records.
  */
 #include "gateway.h"
 
@@ -61,7 +61,7 @@ usage(FILE *f)
 			"  --tokens FILE         bearer tokens: name:scope[,scope]:sha256hex per line\n"
 			"  --state-dir DIR       holds the local durable mark (and a lock)\n"
 			"  --tls-cert F --tls-key F   serve HTTPS with this PEM certificate and key\n"
-			"  --lease-ttl DURATION  worker lease TTL (default 30s; renewed every third)\n"
+			"  --lease-ttl DURATION  worker lease TTL (default 30s; renewed every tenth, at most 2 s)\n"
 			"  --region N            refuse to run unless the registry leases region N\n"
 			"  --workers N           workers to lease, 1, 2, 4 or 8 (default 1); each adds\n"
 			"                        4096 IDs per millisecond with the default layout\n"
@@ -151,105 +151,41 @@ slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static int64_t
-renew_interval(const GwLeaseSet *set)
-{
-	int64_t		third = gw_opt.lease_ttl_ms / 3;
-	int64_t		left = set->valid_until_boot_ms - gw_boot_ms();
-
-	/* a lease cut short (at a layout switch) is renewed sooner */
-	if (left / 2 < third)
-		third = left / 2;
-	return third < 50 ? 50 : third;
-}
-
-static void
+/*
+ * The lease thread: the lease client (gwlease.c, src/leaseclient.c)
+ * decides what is due; here it is only stepped, and the mark kept ahead.
+ * Returns false when the gateway cannot run (said in the log).
+ */
+static bool
 lease_loop(void)
 {
-	GwLeaseSet	set;
-	bool		have = false;
-	int64_t		next_renew = 0;
-	int64_t		next_lease = 0;
-	int64_t		backoff = 200;
 	int64_t		next_purge = gw_boot_ms() + 60000;
-	char		err[512];
-	char		reason[700];
+	bool		ok = true;
 
 	while (!stop_requested)
 	{
 		int64_t		now = gw_boot_ms();
+		int64_t		wait;
 		struct timespec nap = {0, 20 * 1000000};
 
 		gw_issue_keep_mark();
-		if (!have && now >= next_lease)
+		wait = gw_lease_step();
+		if (wait < 0)
 		{
-			if (gw_registry_lease(&set, err, sizeof(err)))
-			{
-				gw_issue_install_lease(&set);
-				have = true;
-				backoff = 200;
-				next_renew = gw_boot_ms() + renew_interval(&set);
-				gw_log("leased worker%s of region %d: %d%s (generation %lld)",
-					  set.count > 1 ? "s" : "", set.region, set.workers[0],
-					  set.count > 1 ? " and more" : "", (long long) set.generations[0]);
-			}
-			else
-			{
-				snprintf(reason, sizeof(reason), "cannot lease a worker: %s", err);
-				gw_issue_drop_lease(GW_NO_LEASE, reason);
-				gw_log("%s; retrying in %lld ms", reason, (long long) backoff);
-				next_lease = now + backoff;
-				backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
-			}
-		}
-		else if (have && now >= next_renew)
-		{
-			switch (gw_registry_renew(&set, err, sizeof(err)))
-			{
-				case GW_RENEW_OK:
-					next_renew = gw_boot_ms() + renew_interval(&set);
-					break;
-				case GW_RENEW_FENCED:
-					/*
-					 * Stop first, then tidy up and lease anew.  A lease whose
-					 * validity had ended anyway (not renewed in time, or cut
-					 * at a layout switch, where an outside lease ends) ran
-					 * out; one still valid was fenced.
-					 */
-					if (gw_boot_ms() >= set.valid_until_boot_ms)
-					{
-						snprintf(reason, sizeof(reason), "the worker lease ran out: %s", err);
-						gw_issue_drop_lease(GW_NO_LEASE, reason);
-					}
-					else
-					{
-						snprintf(reason, sizeof(reason), "the worker lease was fenced or taken: %s", err);
-						gw_issue_drop_lease(GW_FENCED, reason);
-						gw_metric_fenced();
-					}
-					gw_log("%s; leasing anew", reason);
-					gw_registry_release(&set);
-					have = false;
-					next_lease = 0;
-					break;
-				case GW_RENEW_FAILED:
-					gw_log("cannot renew the worker lease: %s", err);
-					next_renew = now + 500;
-					break;
-			}
+			ok = false;
+			break;
 		}
 		if (now >= next_purge)
 		{
 			gw_registry_purge();
 			next_purge = now + 60000;
 		}
+		if (wait == 0)
+			continue;
 		nanosleep(&nap, NULL);
 	}
-	if (have)
-	{
-		gw_issue_drop_lease(GW_NO_LEASE, "shutting down");
-		gw_registry_release(&set);
-	}
+	gw_lease_shutdown();
+	return ok;
 }
 
 int
@@ -416,7 +352,13 @@ main(int argc, char **argv)
 	}
 	gw_log("listening on %s:%d%s", gw_opt.listen_host, gw_opt.listen_port,
 		  gw_opt.tls_cert ? " (TLS)" : "");
-	lease_loop();
+	if (!lease_loop())
+	{
+		gw_http_stop();
+		gw_log("stopped: cannot run with this registry");
+		gw_tokens_free(&toks);
+		return 1;
+	}
 	gw_http_stop();
 	gw_log("stopped");
 	gw_tokens_free(&toks);
