@@ -41,6 +41,8 @@ static bool release_by_owner = true;
 static IdgenLeaseClient lc;
 static GwLeaseSet set;
 static bool started;
+/* why there is no lease, while leasing anew fails: it ran out, or none yet */
+static GwRefusal no_lease_why = GW_NO_LEASE;
 
 static void
 lease_log(const char *fmt, ...)
@@ -371,6 +373,7 @@ do_lease(void)
 	set.cap_unix_ms = lc.cap_unix_ms;
 	set.valid_until_boot_ms = lc.valid_until_boot_ms;
 	gw_issue_install_lease(&set, &lc);
+	no_lease_why = GW_NO_LEASE;
 	gw_metric_lease(true);
 	lease_log("leased worker%s of region %d: %d%s (generation %lld)",
 			  set.count > 1 ? "s" : "", set.region, set.workers[0],
@@ -382,8 +385,11 @@ fail:
 	if (got.count > 0 && lease_conn != NULL && PQstatus(lease_conn) == CONNECTION_OK)
 		release_set(&got, false);
 	idgen_lc_answer(&lc, IDGEN_LC_ANS_REFUSED, gw_boot_ms(), gw_boot_ms(), gw_clock_ms(), -1, -1);
-	snprintf(reason, sizeof(reason), "cannot lease a worker: %s", err);
-	gw_issue_drop_lease(GW_NO_LEASE, reason, &lc);
+	snprintf(reason, sizeof(reason), "%s: %s",
+			 no_lease_why == GW_LEASE_EXPIRED ?
+			 "the worker lease ran out unrenewed, and cannot be leased anew" :
+			 "cannot lease a worker", err);
+	gw_issue_drop_lease(no_lease_why, reason, &lc);
 	gw_metric_lease(false);
 	lease_log("%s; retrying in %lld ms", reason, (long long) lc.backoff_ms);
 	return 0;
@@ -491,7 +497,8 @@ do_renew(void)
 		case IDGEN_LC_STOP_ENDED:
 			snprintf(reason, sizeof(reason), "the worker lease ran out: %s",
 					 err[0] ? err : "its validity ended before the renewal was answered");
-			gw_issue_drop_lease(GW_NO_LEASE, reason, &lc);
+			no_lease_why = GW_LEASE_EXPIRED;
+			gw_issue_drop_lease(GW_LEASE_EXPIRED, reason, &lc);
 			lease_log("%s; leasing anew", reason);
 			break;
 	}
@@ -526,6 +533,7 @@ gw_lease_step(void)
 			 * Not renewed, and never released: whoever holds the worker now
 			 * is not ours to disturb.  The registry counts it over by itself.
 			 */
+			no_lease_why = GW_LEASE_EXPIRED;
 			gw_issue_drop_lease(GW_LEASE_EXPIRED,
 								"the worker lease's validity ended unrenewed; leasing anew", &lc);
 			lease_log("the worker lease (generation %lld) ran out unrenewed; leasing anew",
