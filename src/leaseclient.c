@@ -106,6 +106,15 @@ idgen_lc_next(IdgenLeaseClient *lc, int64_t boot_ms, int64_t *wait_ms)
 			if (boot_ms >= lc->valid_until_boot_ms)
 			{
 				lc_drop(lc, boot_ms);
+
+				/*
+				 * A lease cut short at a layout switch is leased anew only
+				 * once the switch has passed: before it, every grant would
+				 * end there again, too short to use.
+				 */
+				if (lc->granted_ms < lc->ttl_ms &&
+					lc->sent_boot_ms + lc->granted_ms > boot_ms)
+					lc->next_boot_ms = lc->sent_boot_ms + lc->granted_ms;
 				return IDGEN_LC_GIVE_UP;
 			}
 			if (lc->state == IDGEN_LC_ENDING)

@@ -76,6 +76,15 @@ test_schedule(void)
 	CHECK_I64(lc.valid_until_boot_ms, ==, 700);
 	CHECK(idgen_lc_next(&lc, 349, &wait) == IDGEN_LC_WAIT);
 	CHECK(idgen_lc_next(&lc, 350, &wait) == IDGEN_LC_RENEW);
+
+	/* a grant too close to a switch to use: leased anew once it passed */
+	idgen_lc_init(&lc, 10000, 100);
+	idgen_lc_granted(&lc, 0, WALL0, WALL0 + 60);
+	CHECK(!idgen_lc_valid(&lc, 0));
+	CHECK(idgen_lc_next(&lc, 1, &wait) == IDGEN_LC_GIVE_UP);
+	CHECK(idgen_lc_next(&lc, 1, &wait) == IDGEN_LC_WAIT);
+	CHECK_I64(wait, ==, 59);
+	CHECK(idgen_lc_next(&lc, 60, &wait) == IDGEN_LC_LEASE);
 }
 
 static void
