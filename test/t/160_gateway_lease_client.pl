@@ -13,6 +13,14 @@
 #   3. Item 11: a --lease-ttl at or under 1.5 x the registry's max_skew
 #      cannot be renewed: the gateway refuses it with a message and exits,
 #      instead of leasing and releasing in a loop.
+#   4. Item 1 end to end: g1 holds a worker of registry r1 and is frozen
+#      (SIGSTOP); r1 is replaced by r2, restored (pg_dump -Fc, pg_restore)
+#      from a dump taken before g1's grant, at the same address; gx leases
+#      the same worker from r2, at the same generation; g1 is thawed, past
+#      its validity, and both draw IDs at once: none is shared.  (A holder
+#      thawed within its validity is kept from gx's lease only by the
+#      registry's renewal by holder, idgen_renew_worker(..., owner, ...),
+#      which this gateway calls where the registry has it.)
 use strict;
 use warnings;
 
@@ -21,6 +29,7 @@ use IdgenGwRun;
 use IdgenTest;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use IPC::Run;
 use Test::More;
 use POSIX ();
 use Time::HiRes qw(usleep);
@@ -104,5 +113,110 @@ like(IdgenGwRun::log_text($gs), qr/lease-ttl.*max_skew/, 'and says why');
 IdgenGwRun::stop($gs, 'KILL') unless $exited;
 is(q1("SELECT count(*) FROM idgen.audit_log WHERE detail LIKE '%owner gateway:gs:%'"),
 	'0', 'it leased nothing');
+
+# --- 4. end to end: a registry restored from a dump older than g1's grant ---------
+
+my $rport = PostgreSQL::Test::Cluster::get_free_port();
+my $rconn = "host=127.0.0.1 port=$rport dbname=postgres";
+sub registry_at
+{
+	my ($name) = @_;
+	my $n = PostgreSQL::Test::Cluster->new($name, port => $rport);
+	$n->init;
+	$n->append_conf('postgresql.conf', "shared_preload_libraries = 'idgen'\n"
+		  . "listen_addresses = '127.0.0.1'\nmax_connections = 40\n");
+	$n->start;
+	return $n;
+}
+
+# g1 frozen for at least $freeze seconds; returns the restored registry
+sub restore_scenario
+{
+	my ($tag, $freeze, $ttl) = @_;
+	my $r1 = registry_at("r1$tag");
+	ok(wait_extension($r1), "$tag: r1: the extension is there");
+	my $dump = "$tmp/r1$tag.dump";
+	$r1->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $r1->connstr('postgres') ],
+		"$tag: pg_dump -Fc of r1, before g1 leases");
+
+	my $e1 = IdgenGwRun::start(name => "e1$tag", conn => $rconn, dir => $tmp, tokens => $tokens, ttl => $ttl);
+	ok(IdgenTest::wait_for(sub { IdgenGwRun::healthy($e1) }), "$tag: g1 (on r1): healthy");
+	my $e1_lease = $r1->safe_psql('postgres',
+		"SELECT region || ':' || worker || ':' || generation FROM idgen.worker_lease "
+		  . "WHERE owner LIKE 'gateway:e1$tag:%'");
+	my (undef, $e1_worker) = split /:/, $e1_lease;
+	my @e1_before = IdgenGwRun::ids($e1, 1000);
+	is(scalar @e1_before, 1000, "$tag: g1 issues under $e1_lease");
+	kill('STOP', $e1->{pid});
+	my $frozen_at = time();
+
+	$r1->stop;
+	my $r2 = registry_at("r2$tag");
+	ok(wait_extension($r2), "$tag: r2 at the same address: the extension is there");
+	my ($out, $errs) = ('', '');
+	ok(IPC::Run::run([ 'pg_restore', '-d', $r2->connstr('postgres'), $dump ], '>', \$out, '2>', \$errs),
+		"$tag: r2 restored from the dump taken before g1's grant");
+	my $ex = IdgenGwRun::start(name => "ex$tag", conn => $rconn, dir => $tmp, tokens => $tokens, ttl => '30s');
+	ok(IdgenTest::wait_for(sub { IdgenGwRun::healthy($ex) }), "$tag: gx (on r2): healthy");
+	is($r2->safe_psql('postgres',
+		"SELECT region || ':' || worker || ':' || generation FROM idgen.worker_lease "
+		  . "WHERE owner LIKE 'gateway:ex$tag:%'"),
+		$e1_lease, "$tag: gx leased g1's worker at g1's generation ($e1_lease)");
+
+	sleep(1) while time() < $frozen_at + $freeze;
+	kill('CONT', $e1->{pid});
+
+	# both draw at once, 5,000 IDs a request: each runs over a millisecond or
+	# two, so two holders of one worker meet in the same ones
+	my $kid = fork();
+	die "fork: $!" unless defined $kid;
+	if ($kid == 0)
+	{
+		IdgenGwRun::reset_http();
+		my @got;
+		my $end = time() + 3;
+		while (time() < $end) { push @got, IdgenGwRun::ids_fast($ex, 5000); }
+		open(my $f, '>', "$tmp/ids_ex$tag") or POSIX::_exit(2);
+		print $f join("\n", @got), "\n";
+		close $f;
+		POSIX::_exit(0);
+	}
+	my @e1_after;
+	my $end = time() + 3;
+	while (time() < $end) { my @b = IdgenGwRun::ids_fast($e1, 5000); push @e1_after, @b; usleep(10_000) unless @b; }
+	waitpid($kid, 0);
+	{
+		open(my $f, '>', "$tmp/ids_e1$tag") or die;
+		print $f join("\n", @e1_before, @e1_after), "\n";
+		close $f;
+	}
+	$r2->safe_psql('postgres', "CREATE TABLE ids_e1 (id bigint); CREATE TABLE ids_ex (id bigint); "
+		  . "COPY ids_e1 FROM '$tmp/ids_e1$tag'; COPY ids_ex FROM '$tmp/ids_ex$tag'");
+	ok($r2->safe_psql('postgres', 'SELECT count(*) FROM ids_ex') > 0, "$tag: gx issued");
+	ok(@e1_after > 0, "$tag: g1, thawed, issued again: " . scalar @e1_after);
+	my $shared = $r2->safe_psql('postgres', 'SELECT count(*) FROM ids_e1 JOIN ids_ex USING (id)');
+	my $under = $r2->safe_psql('postgres', "SELECT count(*) FROM ids_e1 WHERE id > " . $e1_before[-1]
+		  . " AND (idgen_decode(id::idgen)).worker = $e1_worker");
+	IdgenGwRun::stop($ex);
+	IdgenGwRun::stop($e1);
+	$r2->stop;
+	return ($shared, $under, $e1_worker);
+}
+
+# frozen past its validity (3 s less the margin): it gives the lease up
+my ($shared, $under, $w) = restore_scenario('a', 5, '3s');
+is($shared, '0', 'frozen past its validity: no ID issued by both g1 and gx');
+is($under, '0', "and g1 issued nothing more under worker $w");
+
+# thawed within its validity (10 s): only the registry's renewal by holder keeps
+# g1 off gx's lease (idgen_renew_worker with the owner: another change of
+# issue 19; until it is in the registry this part is expected to fail)
+($shared, $under, $w) = restore_scenario('b', 0, '10s');
+TODO:
+{
+	local $TODO = 'needs idgen_renew_worker(..., owner, known_epoch) in the registry';
+	is($shared, '0', 'thawed within its validity: no ID issued by both g1 and gx');
+	is($under, '0', "and g1 issued nothing more under worker $w");
+}
 
 done_testing();
