@@ -210,6 +210,19 @@ load_settings_and_clock(int64_t *registry_ms, int64_t *max_skew, char *err, size
 	return true;
 }
 
+/* the start of the first epoch after the registry's clock now, as known */
+static int64_t
+next_switch(const IdgenEpochList *epochs)
+{
+	int64_t		now = gw_clock_ms();
+	int			i;
+
+	for (i = 0; i < epochs->count; i++)
+		if (epochs->epochs[i].start_unix_ms > now)
+			return epochs->epochs[i].start_unix_ms;
+	return INT64_MAX;
+}
+
 /* read the epochs and keep them (they never go back); false: not trusted */
 static bool
 take_epochs(char *err, size_t err_len)
@@ -220,6 +233,8 @@ take_epochs(char *err, size_t err_len)
 		return false;
 	/* a list that lost an epoch makes the generator refuse, not go back */
 	gw_issue_set_epochs(&epochs);
+	gw_issue_get_epochs(&epochs);
+	idgen_lc_set_next_switch(&lc, next_switch(&epochs));
 	return true;
 }
 

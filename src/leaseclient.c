@@ -17,6 +17,7 @@ idgen_lc_init(IdgenLeaseClient *lc, int64_t ttl_ms, int64_t max_skew_ms)
 	lc->floor_unix_ms = 0;
 	lc->granted_ms = 0;
 	lc->next_boot_ms = 0;
+	lc->switch_unix_ms = INT64_MAX;
 	lc->backoff_ms = 0;
 	lc->fences = 0;
 	lc->leases = 0;
@@ -26,6 +27,12 @@ void
 idgen_lc_set_max_skew(IdgenLeaseClient *lc, int64_t max_skew_ms)
 {
 	lc->max_skew_ms = max_skew_ms > 0 ? max_skew_ms : 0;
+}
+
+void
+idgen_lc_set_next_switch(IdgenLeaseClient *lc, int64_t switch_unix_ms)
+{
+	lc->switch_unix_ms = switch_unix_ms;
 }
 
 const char *
@@ -225,9 +232,11 @@ idgen_lc_answer(IdgenLeaseClient *lc, IdgenLcAnswer answer, int64_t sent_boot_ms
 			/*
 			 * The registry renews no lease in its last max_skew (give or
 			 * take the two clocks' max_skew): a lease ending at a layout
-			 * switch meets that every time.  It is still ours to its end.
+			 * switch meets that every time, and is still ours to its end.
+			 * Only there: anywhere else a refusal may mean another holder.
 			 */
 			if (answer == IDGEN_LC_ANS_FENCED &&
+				lc->cap_unix_ms >= lc->switch_unix_ms &&
 				lc->cap_unix_ms - wall_ms <= 2 * lc->max_skew_ms + IDGEN_LC_RETRY_MS)
 			{
 				lc->state = IDGEN_LC_ENDING;

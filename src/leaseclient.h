@@ -19,8 +19,9 @@
  *    TTL and a fence is noticed within 2 s;
  *  - what an answer means (idgen_lc_answer): renewed, fenced or taken while
  *    valid (a real fence: stop, release, lease anew), a renewal refused in
- *    the registry's cutoff before a lease end at a layout switch (no fence:
- *    the lease runs to its end), expired by the registry's clock (lease
+ *    the registry's cutoff before a lease end at a layout switch the holder
+ *    knows of (no fence: the lease runs to its end), expired by the
+ *    registry's clock (lease
  *    anew, no fence), refused (wait and try again), unreachable (keep
  *    issuing within validity, retry soon);
  *  - how far IDs may be stamped (idgen_lc_stamp_limit): below the lease
@@ -95,6 +96,7 @@ typedef struct IdgenLeaseClient
 	int64_t		floor_unix_ms;	/* IDs start at or above (a grant's registry clock) */
 	int64_t		granted_ms;		/* the last grant's length */
 	int64_t		next_boot_ms;	/* next attempt (lease, or renewal retry) */
+	int64_t		switch_unix_ms; /* the next layout switch known; INT64_MAX: none */
 	int64_t		backoff_ms;
 	uint64_t	fences;			/* real fences */
 	uint64_t	leases;			/* grants */
@@ -102,6 +104,13 @@ typedef struct IdgenLeaseClient
 
 extern void idgen_lc_init(IdgenLeaseClient *lc, int64_t ttl_ms, int64_t max_skew_ms);
 extern void idgen_lc_set_max_skew(IdgenLeaseClient *lc, int64_t max_skew_ms);
+
+/*
+ * The next layout switch the holder has read (INT64_MAX: none): a lease
+ * that ends there is refused renewal in its last max_skew by a registry
+ * that cannot renew into the next epoch, and that is no fence.
+ */
+extern void idgen_lc_set_next_switch(IdgenLeaseClient *lc, int64_t switch_unix_ms);
 
 /*
  * The registry refuses a renewal in the last max_skew of a lease (its

@@ -28,6 +28,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int64_t		last_end = -1;	/* validity end of the last believed answer */
 
 	idgen_lc_init(&lc, ttl, (int64_t) fuzz_u8(&r) * 10);
+	idgen_lc_set_next_switch(&lc, (r.left > 0 && fuzz_u8(&r) & 1) ? WALL0 + 5000 : INT64_MAX);
 	while (r.left > 0)
 	{
 		uint8_t		op = fuzz_u8(&r);

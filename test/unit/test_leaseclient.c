@@ -135,8 +135,15 @@ test_answers(void)
 	CHECK(idgen_lc_next(&lc, 2013, &wait) == IDGEN_LC_RELEASE);
 	CHECK(idgen_lc_next(&lc, 2013, &wait) == IDGEN_LC_LEASE);
 
+	/* refused near its end, where no switch is: a fence */
+	idgen_lc_init(&lc, 30000, 1000);
+	idgen_lc_granted(&lc, 0, WALL0, WALL0 + 5000);
+	CHECK(idgen_lc_answer(&lc, IDGEN_LC_ANS_FENCED, 4200, 4210, WALL0 + 4210, -1, -1) ==
+		  IDGEN_LC_STOP_FENCED);
+
 	/* item 7: refused in the registry's cutoff before a switch: no fence */
 	idgen_lc_init(&lc, 30000, 1000);
+	idgen_lc_set_next_switch(&lc, WALL0 + 5000);
 	idgen_lc_granted(&lc, 0, WALL0, WALL0 + 5000);
 	CHECK(idgen_lc_answer(&lc, IDGEN_LC_ANS_FENCED, 4200, 4210, WALL0 + 4210, -1, -1) ==
 		  IDGEN_LC_RUNS_OUT);
