@@ -18,7 +18,7 @@ OBJS = src/idgen.o src/nodestate.o src/clock.o src/generate.o \
        src/utility_hook.o src/clockpace.o src/lease.o src/audit.o \
        src/clockwatch.o src/nodelocal.o src/localmark.o src/nodeconf.o \
        src/typeid.o src/typeid_sql.o \
-       src/leaseanswer.o src/keyed_sql.o
+       src/leaseanswer.o src/keyed_sql.o src/leaseclient.o
 # sql/idgen.sql is the current schema; a fresh CREATE EXTENSION runs it, as
 # the install script of EXTVERSION.  The idgen--*.sql at the top are the
 # oldest install script (0.1) and the upgrade scripts, for ALTER EXTENSION

@@ -5,7 +5,10 @@
  *   gwoptions.c   the command line, pure C (gwoptions.h)
  *   gwissue.c     the generator: worker lease set, layout epochs, ticks,
  *                 the local durable mark; composes IDs with src/'s pure C
- *   gwregistry.c  the registry's connections, and the lease path's calls
+ *   gwlease.c     the lease path's registry I/O, driving the lease client
+ *                 (src/leaseclient.c), which decides everything about it
+ *   gwregistry.c  the registry's connections: opened bounded, dropped when
+ *                 they cannot write
  *   gwpool.c      the request path's registry calls, on threads of their
  *                 own (gwpool.h); the purge of expired records
  *   gwbatch.c     a reservation as JSON and as a stored record (gwbatch.h)
@@ -30,16 +33,18 @@
 #include "epochs.h"
 #include "gwoptions.h"
 #include "gwrequest.h"
+#include "leaseclient.h"
 
 /* leased workers at most (a power of two; see gwissue.c) */
 #define GW_MAX_WORKERS 8
-
 
 extern GwOptions gw_opt;
 
 /* time, in milliseconds */
 extern int64_t gw_wall_ms(void);	/* CLOCK_REALTIME */
 extern int64_t gw_boot_ms(void);	/* CLOCK_BOOTTIME: counts suspend too */
+/* the wall clock as IDs are stamped by: a step ahead only once confirmed */
+extern int64_t gw_clock_ms(void);
 
 /* ---- the generator (gwissue.c) ---- */
 
@@ -55,6 +60,7 @@ typedef enum GwRefusal
 	GW_CLOCK_INVALID,			/* before 2026, or past a layout's horizon */
 	GW_MARK,					/* the local durable mark could not be written */
 	GW_TOO_MANY,				/* more IDs than one reservation can hold */
+	GW_EPOCHS_LOST,				/* the registry lost a layout epoch seen before */
 	GW_REFUSAL_COUNT
 } GwRefusal;
 
@@ -87,15 +93,23 @@ typedef struct GwBatch
 } GwBatch;
 
 extern int	gw_issue_init(const char *state_dir, char *err, size_t err_len);
+/* a fresh reading: kept if it holds every epoch seen, else a refusal */
 extern void gw_issue_set_epochs(const IdgenEpochList *epochs);
 extern void gw_issue_get_epochs(IdgenEpochList *epochs);
-extern void gw_issue_set_limits(int64_t max_drift_ms, int64_t max_skew_ms);
+extern void gw_issue_set_limits(int64_t max_drift_ms, int64_t max_skew_ms,
+								int64_t jump_confirm_ms);
 extern int64_t gw_issue_max_skew_ms(void);
-extern void gw_issue_install_lease(const GwLeaseSet *set);
-extern void gw_issue_renewed(int64_t cap_unix_ms, int64_t valid_until_boot_ms);
-extern void gw_issue_drop_lease(GwRefusal why, const char *reason);
+/* the registry's clock agrees with the wall clock: follow a held-back step */
+extern void gw_issue_clock_confirmed(void);
+/* the lease client's state, published to the generator */
+extern void gw_issue_install_lease(const GwLeaseSet *set, const IdgenLeaseClient *lc);
+extern void gw_issue_renewed(const IdgenLeaseClient *lc);
+extern void gw_issue_drop_lease(GwRefusal why, const char *reason,
+								const IdgenLeaseClient *lc);
 extern void gw_issue_set_skew(bool skewed, const char *reason);
 extern bool gw_issue_lease(GwLeaseSet *set);
+/* the newest millisecond issued (-1: none), a release's final mark */
+extern int64_t gw_issue_last_ms(void);
 /* keep the durable mark ahead of demand; returns false when it cannot */
 extern bool gw_issue_keep_mark(void);
 
@@ -111,6 +125,17 @@ extern GwRefusal gw_issue_reserve(uint32_t count, GwBatch *batch,
 extern uint64_t gw_batch_id(const GwBatch *b, uint32_t i);
 /* the state for /healthz: GW_OK, or why not and the reason text */
 extern GwRefusal gw_issue_health(char *reason, size_t reason_len);
+
+/* ---- the lease path (gwlease.c) ---- */
+
+/*
+ * One step of the lease thread: what the lease client says is due, done.
+ * Returns how long nothing is due (ms), or -1 when the gateway cannot run
+ * (a --lease-ttl the registry can never renew: logged).
+ */
+extern int64_t gw_lease_step(void);
+/* at exit: stop issuing and release a lease still valid */
+extern void gw_lease_shutdown(void);
 
 /* ---- the registry (gwregistry.c) ---- */
 
@@ -130,16 +155,6 @@ extern struct pg_conn *gw_registry_connect(char *err, size_t err_len);
  */
 extern bool gw_registry_result_drops_connection(struct pg_conn *conn,
 												struct pg_result *res);
-/* the lease thread's own connection */
-extern bool gw_registry_lease(GwLeaseSet *set, char *err, size_t err_len);
-typedef enum GwRenewResult
-{
-	GW_RENEW_OK,
-	GW_RENEW_FENCED,
-	GW_RENEW_FAILED				/* the registry could not be asked */
-} GwRenewResult;
-extern GwRenewResult gw_registry_renew(GwLeaseSet *set, char *err, size_t err_len);
-extern void gw_registry_release(const GwLeaseSet *set);
 extern int64_t gw_registry_retention_ms(void);
 /* the owner name of this run's leases, without the /N of each worker */
 extern const char *gw_registry_owner(void);
@@ -152,7 +167,6 @@ typedef struct GwAnswer
 	int			retry_after_s;	/* > 0: send Retry-After */
 	const char *content_type;	/* NULL: application/json */
 } GwAnswer;
-
 
 /* ---- JSON and answers (gwhttp.c) ---- */
 

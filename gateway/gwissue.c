@@ -19,7 +19,15 @@
  *    Those two are absolute instants, so no clock skew can make two
  *    holders of one worker meet.
  *  - Nothing is issued once the lease's validity has passed, counted on
- *    CLOCK_BOOTTIME from the moment the lease request was sent.
+ *    CLOCK_BOOTTIME from the moment the lease request was sent: the lease
+ *    client (src/leaseclient.c) says how far IDs may be stamped, and the
+ *    lease thread publishes its state here.
+ *  - IDs are stamped by the wall clock as paced by src/clockpace.c, as a
+ *    node's: a step ahead is followed only once confirmed (it lasted the
+ *    registry's idgen.clock_jump_confirm, or the registry's clock agrees),
+ *    so a jump that comes back costs nothing.
+ *  - Layout epochs are only ever added: a registry whose list lost one
+ *    the gateway has seen (a restore, a lossy failover) makes it refuse.
  *  - Every ID's millisecond lies at or below the local durable mark (a
  *    file in the state directory, fsync'd before IDs above its previous
  *    value go out), and a restart starts above it: a restarted gateway
@@ -41,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clockpace.h"
 #include "layout.h"
 #include "tick.h"
 
@@ -55,11 +64,16 @@ static struct
 {
 	IdgenEpochList epochs;
 	bool		have_epochs;
+	bool		epochs_lost;	/* the registry's list lacks one of epochs */
+	char		epochs_reason[400];
 	int64_t		max_drift_ms;
 	int64_t		max_skew_ms;
+	int64_t		jump_confirm_ms;
+	IdgenPace	pace;
 
 	bool		have_lease;
 	GwLeaseSet	lease;			/* workers ascending */
+	IdgenLeaseClient lc;		/* the lease client's state, as published */
 	int			worker_index_bits;	/* log2 of lease.count */
 	GwRefusal	why;			/* when !have_lease */
 	char		reason[256];
@@ -103,12 +117,30 @@ gw_boot_ms(void)
 	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* under mu */
+static int64_t
+paced_now(void)
+{
+	return idgen_paced_ms(gw_wall_ms(), gw_boot_ms(), g.pace.trusted_offset_ms);
+}
+
+int64_t
+gw_clock_ms(void)
+{
+	int64_t		v;
+
+	pthread_mutex_lock(&mu);
+	v = paced_now();
+	pthread_mutex_unlock(&mu);
+	return v;
+}
+
 const char *
 gw_refusal_name(GwRefusal r)
 {
 	static const char *const names[GW_REFUSAL_COUNT] = {
 		"ok", "no_lease", "fenced", "lease_expired", "clock_behind",
-		"clock_skew", "clock_invalid", "mark", "too_many"
+		"clock_skew", "clock_invalid", "mark", "too_many", "epochs_lost"
 	};
 
 	return r >= 0 && r < GW_REFUSAL_COUNT ? names[r] : "unknown";
@@ -185,6 +217,9 @@ gw_issue_init(const char *state_dir, char *err, size_t err_len)
 
 	g.max_drift_ms = 1000;
 	g.max_skew_ms = 1000;
+	g.jump_confirm_ms = 60000;
+	idgen_pace_init(&g.pace, gw_wall_ms() - gw_boot_ms());
+	idgen_lc_init(&g.lc, 0, 0);
 	g.last_unix_ms = -1;
 	g.floor_unix_ms = IDGEN_RANGE_SPACE_END_UNIX_MS;
 	g.mark_unix_ms = -1;
@@ -241,12 +276,25 @@ gw_issue_init(const char *state_dir, char *err, size_t err_len)
 void
 gw_issue_set_epochs(const IdgenEpochList *epochs)
 {
+	IdgenEpochList before;
+
 	pthread_mutex_lock(&mu);
-	/* epochs are append-only: a new one only adds a later switch */
-	if (!g.have_epochs || memcmp(&g.epochs, epochs, sizeof(*epochs)) != 0)
-		g.version = 0;			/* set up again, at the next reservation */
-	g.epochs = *epochs;
-	g.have_epochs = true;
+	before = g.epochs;
+	if (idgen_lc_epochs_merge(&g.epochs, g.have_epochs, epochs, g.epochs_reason,
+							  (int) sizeof(g.epochs_reason)) != NULL)
+	{
+		if (!g.epochs_lost)
+			fprintf(stderr, "idgen-gateway: refusing to issue: %s\n", g.epochs_reason);
+		g.epochs_lost = true;
+	}
+	else
+	{
+		/* a new epoch only adds a later switch: set up again */
+		if (!g.have_epochs || before.count != g.epochs.count)
+			g.version = 0;
+		g.epochs_lost = false;
+		g.have_epochs = true;
+	}
 	pthread_mutex_unlock(&mu);
 }
 
@@ -259,12 +307,33 @@ gw_issue_get_epochs(IdgenEpochList *epochs)
 }
 
 void
-gw_issue_set_limits(int64_t max_drift_ms, int64_t max_skew_ms)
+gw_issue_set_limits(int64_t max_drift_ms, int64_t max_skew_ms, int64_t jump_confirm_ms)
 {
 	pthread_mutex_lock(&mu);
 	g.max_drift_ms = max_drift_ms >= 0 ? max_drift_ms : 0;
 	g.max_skew_ms = max_skew_ms;
+	g.jump_confirm_ms = jump_confirm_ms >= 0 ? jump_confirm_ms : 0;
 	pthread_mutex_unlock(&mu);
+}
+
+void
+gw_issue_clock_confirmed(void)
+{
+	pthread_mutex_lock(&mu);
+	if (idgen_pace_confirm(&g.pace, gw_wall_ms(), gw_boot_ms()))
+		fprintf(stderr, "idgen-gateway: a step of the wall clock ahead is confirmed by the registry's clock; IDs follow it\n");
+	pthread_mutex_unlock(&mu);
+}
+
+int64_t
+gw_issue_last_ms(void)
+{
+	int64_t		v;
+
+	pthread_mutex_lock(&mu);
+	v = g.last_unix_ms;
+	pthread_mutex_unlock(&mu);
+	return v;
 }
 
 int64_t
@@ -288,7 +357,7 @@ cmp_int(const void *a, const void *b)
 }
 
 void
-gw_issue_install_lease(const GwLeaseSet *set)
+gw_issue_install_lease(const GwLeaseSet *set, const IdgenLeaseClient *lc)
 {
 	int			i;
 	int			bits = 0;
@@ -312,26 +381,28 @@ gw_issue_install_lease(const GwLeaseSet *set)
 	g.worker_index_bits = bits;
 	if (set->floor_unix_ms > g.floor_unix_ms)
 		g.floor_unix_ms = set->floor_unix_ms;
+	g.lc = *lc;
 	g.have_lease = true;
 	g.version = 0;				/* a new set starts above the last ID */
 	pthread_mutex_unlock(&mu);
 }
 
 void
-gw_issue_renewed(int64_t cap_unix_ms, int64_t valid_until_boot_ms)
+gw_issue_renewed(const IdgenLeaseClient *lc)
 {
 	pthread_mutex_lock(&mu);
-	/* the cap only grows: the registry raised the workers' marks to it */
-	if (cap_unix_ms > g.lease.cap_unix_ms)
-		g.lease.cap_unix_ms = cap_unix_ms;
-	g.lease.valid_until_boot_ms = valid_until_boot_ms;
+	g.lc = *lc;
+	g.lease.cap_unix_ms = lc->cap_unix_ms;
+	g.lease.valid_until_boot_ms = lc->valid_until_boot_ms;
 	pthread_mutex_unlock(&mu);
 }
 
 void
-gw_issue_drop_lease(GwRefusal why, const char *reason)
+gw_issue_drop_lease(GwRefusal why, const char *reason, const IdgenLeaseClient *lc)
 {
 	pthread_mutex_lock(&mu);
+	if (lc != NULL)
+		g.lc = *lc;
 	g.have_lease = false;
 	g.why = why;
 	snprintf(g.reason, sizeof(g.reason), "%s", reason);
@@ -381,22 +452,28 @@ note_clock(int64_t now)
 bool
 gw_issue_keep_mark(void)
 {
-	int64_t		now = gw_wall_ms();
+	int64_t		now;
+	int64_t		limit;
 	int64_t		demand;
 	int64_t		reserve;
 	int64_t		mark;
 
 	pthread_mutex_lock(&mu);
+	/* the lease thread is the pacing's only observer, as a node's worker */
+	idgen_pace_observe(&g.pace, gw_wall_ms(), gw_boot_ms(), g.last_unix_ms,
+					   g.max_drift_ms, g.jump_confirm_ms);
+	now = paced_now();
 	note_clock(now);
 	/*
 	 * Only what can still be issued: nothing at or past the lease end, so a
 	 * clock jumping ahead does not drag the mark (and a restart's start)
 	 * along with it.
 	 */
-	if (!g.have_lease)
+	limit = idgen_lc_stamp_limit(&g.lc, gw_boot_ms());
+	if (!g.have_lease || limit < 0)
 		now = g.last_unix_ms;
-	else if (now > g.lease.cap_unix_ms - 1)
-		now = g.lease.cap_unix_ms - 1;
+	else if (now > limit)
+		now = limit;
 	demand = now > g.last_unix_ms ? now : g.last_unix_ms;
 	reserve = mark_reserve_ms();
 	mark = g.mark_unix_ms;
@@ -454,8 +531,9 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 	*retry_after_s = 1;
 	for (attempt = 0; attempt < 8; attempt++)
 	{
-		int64_t		now = gw_wall_ms();
 		int64_t		boot = gw_boot_ms();
+		int64_t		now;
+		int64_t		stamp_limit;
 		int64_t		limit;
 		int64_t		end_ms;
 		int64_t		wait_ms = 0;
@@ -466,7 +544,15 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 		int			i;
 
 		pthread_mutex_lock(&mu);
+		now = paced_now();
 		note_clock(now);
+		if (g.epochs_lost)
+		{
+			snprintf(reason, reason_len, "%s", g.epochs_reason);
+			refusal = GW_EPOCHS_LOST;
+			*retry_after_s = 5;
+			goto refuse;
+		}
 		if (!g.have_lease)
 		{
 			snprintf(reason, reason_len, "%s", g.reason);
@@ -474,11 +560,12 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 			*retry_after_s = 1;
 			goto refuse;
 		}
-		if (boot >= g.lease.valid_until_boot_ms)
+		stamp_limit = idgen_lc_stamp_limit(&g.lc, boot);
+		if (stamp_limit < 0)
 		{
 			snprintf(reason, reason_len,
 					 "the worker lease was not renewed in time (its validity ended %lld ms ago)",
-					 (long long) (boot - g.lease.valid_until_boot_ms));
+					 (long long) (boot - g.lc.valid_until_boot_ms));
 			refusal = GW_LEASE_EXPIRED;
 			goto refuse;
 		}
@@ -514,7 +601,7 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 		}
 
 		/* the lowest of: below the lease end, the mark, the switch, the horizon */
-		limit = g.lease.cap_unix_ms - 1;
+		limit = stamp_limit;
 		if (g.mark_unix_ms < limit)
 			limit = g.mark_unix_ms;
 		if (g.next_switch_unix_ms != INT64_MAX && g.next_switch_unix_ms - 1 < limit)
@@ -597,7 +684,7 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 						*retry_after_s = ceil_seconds(wait_ms);
 					}
 				}
-				else if (end_ms >= g.lease.cap_unix_ms)
+				else if (end_ms > stamp_limit)
 				{
 					snprintf(reason, reason_len, "these IDs would run past the worker lease's end; it is being renewed");
 					refusal = GW_LEASE_EXPIRED;
@@ -605,7 +692,7 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 				else
 				{
 					/* end_ms lies below the lease end here; now may not */
-					int64_t		upto = now < g.lease.cap_unix_ms - 1 ? now : g.lease.cap_unix_ms - 1;
+					int64_t		upto = now < stamp_limit ? now : stamp_limit;
 
 					mark_target = (end_ms > upto ? end_ms : upto) + mark_reserve_ms();
 				}
@@ -649,12 +736,17 @@ gw_issue_health(char *reason, size_t reason_len)
 	int64_t		boot = gw_boot_ms();
 
 	pthread_mutex_lock(&mu);
-	if (!g.have_lease)
+	if (g.epochs_lost)
+	{
+		r = GW_EPOCHS_LOST;
+		snprintf(reason, reason_len, "%s", g.epochs_reason);
+	}
+	else if (!g.have_lease)
 	{
 		r = g.why;
 		snprintf(reason, reason_len, "%s", g.reason);
 	}
-	else if (boot >= g.lease.valid_until_boot_ms)
+	else if (!idgen_lc_valid(&g.lc, boot))
 	{
 		r = GW_LEASE_EXPIRED;
 		snprintf(reason, reason_len, "the worker lease was not renewed in time");
@@ -664,7 +756,7 @@ gw_issue_health(char *reason, size_t reason_len)
 		r = GW_CLOCK_SKEW;
 		snprintf(reason, reason_len, "%s", g.skew_reason);
 	}
-	else if (g.in_rollback && g.last_unix_ms - gw_wall_ms() > g.max_drift_ms)
+	else if (g.in_rollback && g.last_unix_ms - paced_now() > g.max_drift_ms)
 	{
 		r = GW_CLOCK_BEHIND;
 		snprintf(reason, reason_len, "the system clock went back by more than idgen.max_drift (%lld ms)",

@@ -5,9 +5,10 @@
  *                 --state-dir DIR [options: gwoptions.c]
  *
  * See docs/gateway.md.  The main thread, once the server runs, is the
- * lease thread: it leases the worker set, renews it at a third of the
- * lease TTL and keeps the local durable mark ahead of demand (expired
- * Idempotency-Key records are purged by gwpool.c's thread).
+ * lease thread: it steps the lease client (gwlease.c), which leases and
+ * renews the worker set on the node's schedule, and keeps the local durable
+ * mark ahead of demand (expired Idempotency-Key records are purged by
+ * gwpool.c's thread).
  */
 #include "gateway.h"
 
@@ -137,99 +138,34 @@ slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static int64_t
-renew_interval(const GwLeaseSet *set)
-{
-	int64_t		third = gw_opt.lease_ttl_ms / 3;
-	int64_t		left = set->valid_until_boot_ms - gw_boot_ms();
-
-	/* a lease cut short (at a layout switch) is renewed sooner */
-	if (left / 2 < third)
-		third = left / 2;
-	return third < 50 ? 50 : third;
-}
-
-static void
+/*
+ * The lease thread: the lease client (gwlease.c, src/leaseclient.c)
+ * decides what is due; here it is only stepped, and the mark kept ahead.
+ * Returns false when the gateway cannot run (said in the log).
+ */
+static bool
 lease_loop(void)
 {
-	GwLeaseSet	set;
-	bool		have = false;
-	int64_t		next_renew = 0;
-	int64_t		next_lease = 0;
-	int64_t		backoff = 200;
-	char		err[512];
-	char		reason[700];
+	bool		ok = true;
 
 	while (!stop_requested)
 	{
-		int64_t		now = gw_boot_ms();
+		int64_t		wait;
 		struct timespec nap = {0, 20 * 1000000};
 
 		gw_issue_keep_mark();
-		if (!have && now >= next_lease)
+		wait = gw_lease_step();
+		if (wait < 0)
 		{
-			if (gw_registry_lease(&set, err, sizeof(err)))
-			{
-				gw_issue_install_lease(&set);
-				have = true;
-				backoff = 200;
-				next_renew = gw_boot_ms() + renew_interval(&set);
-				gw_log("leased worker%s of region %d: %d%s (generation %lld)",
-					  set.count > 1 ? "s" : "", set.region, set.workers[0],
-					  set.count > 1 ? " and more" : "", (long long) set.generations[0]);
-			}
-			else
-			{
-				snprintf(reason, sizeof(reason), "cannot lease a worker: %s", err);
-				gw_issue_drop_lease(GW_NO_LEASE, reason);
-				gw_log("%s; retrying in %lld ms", reason, (long long) backoff);
-				next_lease = now + backoff;
-				backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
-			}
+			ok = false;
+			break;
 		}
-		else if (have && now >= next_renew)
-		{
-			switch (gw_registry_renew(&set, err, sizeof(err)))
-			{
-				case GW_RENEW_OK:
-					next_renew = gw_boot_ms() + renew_interval(&set);
-					break;
-				case GW_RENEW_FENCED:
-					/*
-					 * Stop first, then tidy up and lease anew.  A lease whose
-					 * validity had ended anyway (not renewed in time, or cut
-					 * at a layout switch, where an outside lease ends) ran
-					 * out; one still valid was fenced.
-					 */
-					if (gw_boot_ms() >= set.valid_until_boot_ms)
-					{
-						snprintf(reason, sizeof(reason), "the worker lease ran out: %s", err);
-						gw_issue_drop_lease(GW_NO_LEASE, reason);
-					}
-					else
-					{
-						snprintf(reason, sizeof(reason), "the worker lease was fenced or taken: %s", err);
-						gw_issue_drop_lease(GW_FENCED, reason);
-						gw_metric_fenced();
-					}
-					gw_log("%s; leasing anew", reason);
-					gw_registry_release(&set);
-					have = false;
-					next_lease = 0;
-					break;
-				case GW_RENEW_FAILED:
-					gw_log("cannot renew the worker lease: %s", err);
-					next_renew = now + 500;
-					break;
-			}
-		}
+		if (wait == 0)
+			continue;
 		nanosleep(&nap, NULL);
 	}
-	if (have)
-	{
-		gw_issue_drop_lease(GW_NO_LEASE, "shutting down");
-		gw_registry_release(&set);
-	}
+	gw_lease_shutdown();
+	return ok;
 }
 
 int
@@ -297,7 +233,13 @@ main(int argc, char **argv)
 		  gw_opt.listen_host, gw_opt.listen_port, gw_opt.tls_cert ? " (TLS)" : "",
 		  gw_opt.max_connections, gw_opt.max_connections_per_ip,
 		  (long long) gw_opt.header_timeout_ms);
-	lease_loop();
+	if (!lease_loop())
+	{
+		gw_http_stop();
+		gw_log("stopped: cannot run with this registry");
+		gw_tokens_free(&toks);
+		return 1;
+	}
 	gw_http_stop();
 	gw_log("stopped");
 	gw_tokens_free(&toks);

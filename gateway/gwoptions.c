@@ -23,7 +23,7 @@ const char	gw_usage_text[] =
 "  --tokens FILE         bearer tokens: name:scope[,scope]:sha256hex per line\n"
 "  --state-dir DIR       holds the local durable mark (and a lock)\n"
 "  --tls-cert F --tls-key F   serve HTTPS with this PEM certificate and key\n"
-"  --lease-ttl DURATION  worker lease TTL (default 30s; renewed every third)\n"
+"  --lease-ttl DURATION  worker lease TTL (default 30s; renewed every tenth, at most 2 s)\n"
 "  --region N            refuse to run unless the registry leases region N\n"
 "  --workers N           workers to lease, 1, 2, 4 or 8 (default 1); each adds\n"
 "                        4096 IDs per millisecond with the default layout\n"

@@ -126,17 +126,17 @@ hw_target(void)
  * time sent_mono (idgen_pace_clock_ms(), which no clock step moves) ends
  * on the node a TTL after the sending, less a margin for the two clocks'
  * rates (R1, docs/fleets.md): the registry read its clock after we sent,
- * so its end is later, however far apart the two clocks are.  The wall
- * clock window bounds the IDs' stamps, the monotonic one the real time.
+ * so its end is later, however far apart the two clocks are.  The lease
+ * client (leaseclient.c, the one every holder runs) works it out on the
+ * monotonic clock; the wall clock window, which bounds the IDs' stamps,
+ * is the same length from the wall clock's sending.
  */
 static void
-set_validity(IdgenLease *lease, int64 sent_wall, int64 sent_mono)
+take_validity(IdgenWorker *w, IdgenLease *lease, int64 sent_wall, int64 sent_mono)
 {
-	int64		margin = Max(idgen_lease_ttl_ms / 20, 100);
-
 	lease->lease_until_unix_ms = sent_wall + idgen_lease_ttl_ms;
-	lease->valid_until_unix_ms = sent_wall + idgen_lease_ttl_ms - margin;
-	lease->valid_until_mono_ms = sent_mono + idgen_lease_ttl_ms - margin;
+	lease->valid_until_mono_ms = w->lc.valid_until_boot_ms;
+	lease->valid_until_unix_ms = sent_wall + (w->lc.valid_until_boot_ms - sent_mono);
 }
 
 /*
@@ -328,7 +328,10 @@ lease_try_acquire(IdgenWorker *w)
 		answer_int(registry_value(rows, 0, 3)) : -1;
 	/* above everything this node issued, whatever the registry recorded */
 	lease.start_after_unix_ms = Max(lease.start_after_unix_ms, issued_floor);
-	set_validity(&lease, sent, sent_mono);
+	/* the node's grant is its TTL from the sending, by its own clock */
+	idgen_lc_init(&w->lc, idgen_lease_ttl_ms, idgen_max_skew_ms);
+	idgen_lc_granted(&w->lc, sent_mono, sent, sent + idgen_lease_ttl_ms);
+	take_validity(w, &lease, sent, sent_mono);
 	if (!answer_note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
 	{
 		/* not ours to keep: the registry we trusted may have given it too */
@@ -380,8 +383,11 @@ lease_try_acquire(IdgenWorker *w)
 bool
 lease_renewal_due(IdgenWorker *w)
 {
-	return idgen_pace_clock_ms() - w->renew_sent_mono >=
-		Min(idgen_lease_ttl_ms / 10, 2000);
+	IdgenLeaseClient look = w->lc;
+	int64_t		wait;
+
+	look.ttl_ms = idgen_lease_ttl_ms;
+	return idgen_lc_next(&look, idgen_pace_clock_ms(), &wait) == IDGEN_LC_RENEW;
 }
 
 /*
@@ -511,6 +517,7 @@ lease_renew(IdgenWorker *w)
 	{
 		IdgenEpochList epochs;
 		IdgenLease	renewed = w->lease;
+		IdgenLcVerdict verdict;
 
 		answer_load_epochs(&epochs);
 		if (!answer_note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
@@ -524,8 +531,22 @@ lease_renew(IdgenWorker *w)
 		registry_commit();
 		w->backoff_ms = 0;
 		w->last_error[0] = '\0';
+
+		/*
+		 * An answer that comes after the validity ended revives nothing:
+		 * the lease is given up and leased anew (leaseclient.h).
+		 */
+		w->lc.ttl_ms = idgen_lease_ttl_ms;
+		verdict = idgen_lc_answer(&w->lc, IDGEN_LC_ANS_RENEWED, sent_mono,
+								  idgen_pace_clock_ms(), sent, sent,
+								  sent + idgen_lease_ttl_ms);
+		if (verdict != IDGEN_LC_GO_ON)
+		{
+			lease_ran_out(w);
+			return;
+		}
 		w->renew_sent_mono = sent_mono;
-		set_validity(&renewed, sent, sent_mono);
+		take_validity(w, &renewed, sent, sent_mono);
 		w->lease.lease_until_unix_ms = renewed.lease_until_unix_ms;
 		w->lease.valid_until_unix_ms = renewed.valid_until_unix_ms;
 		w->lease.valid_until_mono_ms = renewed.valid_until_mono_ms;
@@ -659,7 +680,7 @@ lease_release(IdgenWorker *w)
 bool
 lease_ran_out_due(IdgenWorker *w)
 {
-	return idgen_pace_clock_ms() >= w->lease.valid_until_mono_ms ||
+	return !idgen_lc_valid(&w->lc, idgen_pace_clock_ms()) ||
 		idgen_wall_unix_ms() >= w->lease.valid_until_unix_ms;
 }
 

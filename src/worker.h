@@ -20,6 +20,7 @@
 #include "clockpace.h"
 #include "clock.h"
 #include "fleet.h"
+#include "leaseclient.h"
 #include "nodestate.h"
 
 /*
@@ -40,6 +41,7 @@ typedef struct IdgenWorker
 	int			registry_version;	/* of its extension; 0: not known yet */
 	bool		have_lease;
 	IdgenLease	lease;
+	IdgenLeaseClient lc;		/* the lease client: validity and schedule */
 	int64		next_attempt_mono;
 	int64		backoff_ms;		/* 0 after a success */
 	char		last_error[256];	/* of the current run of failures */

@@ -1,0 +1,129 @@
+# IdgenGwRun.pm - run idgen-gateway processes in a TAP test
+#
+# The helpers of test/t/120_gateway.pl, for the tests of the gateway's
+# lease client (160-164): start a real idgen-gateway on a free loopback
+# port, ask it over HTTP, read its metrics, stop it by its recorded pid.
+package IdgenGwRun;
+
+use strict;
+use warnings;
+
+use Digest::SHA ();
+use File::Path qw(make_path);
+use HTTP::Tiny;
+use JSON::PP;
+use POSIX ();
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+
+my @started;
+END { kill('KILL', grep { kill(0, $_) } @started) if @started; }
+
+my $http = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
+
+# a fresh HTTP client (after a fork)
+sub reset_http { $http = HTTP::Tiny->new(keep_alive => 1, timeout => 30); return; }
+
+our $secret = 'app-secret-1';
+
+# the tokens file: one token "app" with ids and decode
+sub tokens_file
+{
+	my ($dir) = @_;
+	my $file = "$dir/tokens";
+	open(my $fh, '>', $file) or die "cannot write $file: $!";
+	print $fh "app:ids,decode:" . Digest::SHA::sha256_hex($secret) . "\n";
+	close $fh;
+	return $file;
+}
+
+# start(name => N, conn => CONNINFO, dir => TMP, tokens => FILE,
+#       ttl => '3s', args => [...], env => {...})
+sub start
+{
+	my (%o) = @_;
+	my $port = $o{port} // PostgreSQL::Test::Cluster::get_free_port();
+	my $state = "$o{dir}/state-$o{name}";
+	make_path($state);
+	my @cmd = ('idgen-gateway', '--registry', $o{conn}, '--listen', "127.0.0.1:$port",
+		'--tokens', $o{tokens}, '--state-dir', $state, '--name', $o{name},
+		'--lease-ttl', $o{ttl} // '3s', @{ $o{args} // [] });
+	my $log = "$PostgreSQL::Test::Utils::log_path/gateway_$o{name}.log";
+	my $pid = fork();
+	die "fork: $!" unless defined $pid;
+	if ($pid == 0)
+	{
+		open(STDOUT, '>>', $log) or die;
+		open(STDERR, '>&', \*STDOUT) or die;
+		%ENV = (%ENV, %{ $o{env} // {} });
+		exec(@cmd) or print STDERR "exec idgen-gateway: $!\n";
+		POSIX::_exit(127);
+	}
+	push @started, $pid;
+	return { %o, pid => $pid, port => $port, log => $log,
+		base => "http://127.0.0.1:$port" };
+}
+
+sub stop
+{
+	my ($gw, $sig) = @_;
+	kill($sig // 'TERM', $gw->{pid});
+	waitpid($gw->{pid}, 0);
+	return;
+}
+
+# (status, decoded JSON or raw text, headers)
+sub req
+{
+	my ($gw, $method, $path, %o) = @_;
+	my %h = %{ $o{headers} // {} };
+	$h{Authorization} = "Bearer $secret" if $o{token};
+	my $r = $http->request($method, "$gw->{base}$path", { headers => \%h });
+	my $json = eval { decode_json($r->{content}) };
+	return ($r->{status}, $json // $r->{content}, $r->{headers});
+}
+
+sub healthy
+{
+	my ($gw) = @_;
+	my ($s) = req($gw, 'GET', '/healthz');
+	return $s == 200;
+}
+
+# count IDs, or () when refused
+sub ids
+{
+	my ($gw, $count) = @_;
+	my ($s, $j) = req($gw, 'GET', "/v1/ids?count=$count", token => 1);
+	return $s == 200 && ref $j eq 'HASH' ? @{ $j->{ids} } : ();
+}
+
+# the same without decoding JSON (JSON::PP is slow for big answers)
+sub ids_fast
+{
+	my ($gw, $count) = @_;
+	my $r = $http->request('GET', "$gw->{base}/v1/ids?count=$count",
+		{ headers => { Authorization => "Bearer $secret" } });
+	return () unless $r->{status} == 200 && $r->{content} =~ /"ids"\s*:\s*\[([^\]]*)\]/;
+	return $1 =~ /(\d+)/g;
+}
+
+# a metric's value (labels included in the name), -1 when absent
+sub metric
+{
+	my ($gw, $name) = @_;
+	my ($s, $text) = req($gw, 'GET', '/metrics');
+	return $text =~ /^\Q$name\E (\d+)$/m ? $1 : -1;
+}
+
+sub log_text
+{
+	my ($gw) = @_;
+	open(my $fh, '<', $gw->{log}) or return '';
+	local $/;
+	my $t = <$fh>;
+	close $fh;
+	return $t;
+}
+
+1;
