@@ -40,6 +40,9 @@
 
 extern GwOptions gw_opt;
 
+/* one line on stderr, with the time in UTC (gwmain.c) */
+extern void gw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* time, in milliseconds */
 extern int64_t gw_wall_ms(void);	/* CLOCK_REALTIME */
 extern int64_t gw_boot_ms(void);	/* CLOCK_BOOTTIME: counts suspend too */

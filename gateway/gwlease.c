@@ -17,7 +17,6 @@
  */
 #include "gateway.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,23 +43,6 @@ static GwLeaseSet set;
 static bool started;
 /* why there is no lease, while leasing anew fails: it ran out, or none yet */
 static GwRefusal no_lease_why = GW_NO_LEASE;
-
-static void
-lease_log(const char *fmt, ...)
-{
-	va_list		ap;
-	char		ts[32];
-	time_t		now = time(NULL);
-	struct tm	tm;
-
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S UTC", &tm);
-	fprintf(stderr, "%s idgen-gateway: ", ts);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void
 result_error(PGresult *res, char *err, size_t err_len)
@@ -333,7 +315,7 @@ do_lease(void)
 	problem = idgen_lc_ttl_problem(gw_opt.lease_ttl_ms, max_skew);
 	if (problem != NULL)
 	{
-		lease_log("--lease-ttl %lld ms cannot be used with this registry (idgen.max_skew %lld ms): %s; use a --lease-ttl above %lld ms",
+		gw_log("--lease-ttl %lld ms cannot be used with this registry (idgen.max_skew %lld ms): %s; use a --lease-ttl above %lld ms",
 				  (long long) gw_opt.lease_ttl_ms, (long long) max_skew, problem,
 				  (long long) (max_skew * 3 / 2));
 		return -1;
@@ -394,7 +376,7 @@ do_lease(void)
 	gw_issue_install_lease(&set, &lc);
 	no_lease_why = GW_NO_LEASE;
 	gw_metric_lease(true);
-	lease_log("leased worker%s of region %d: %d%s (generation %lld)",
+	gw_log("leased worker%s of region %d: %d%s (generation %lld)",
 			  set.count > 1 ? "s" : "", set.region, set.workers[0],
 			  set.count > 1 ? " and more" : "", (long long) set.generations[0]);
 	return 0;
@@ -410,7 +392,7 @@ fail:
 			 "cannot lease a worker", err);
 	gw_issue_drop_lease(no_lease_why, reason, &lc);
 	gw_metric_lease(false);
-	lease_log("%s; retrying in %lld ms", reason, (long long) lc.backoff_ms);
+	gw_log("%s; retrying in %lld ms", reason, (long long) lc.backoff_ms);
 	return 0;
 }
 
@@ -498,11 +480,11 @@ do_renew(void)
 	{
 		case IDGEN_LC_GO_ON:
 			if (answer != IDGEN_LC_ANS_RENEWED)
-				lease_log("cannot renew the worker lease: %s", err);
+				gw_log("cannot renew the worker lease: %s", err);
 			gw_issue_renewed(&lc);
 			break;
 		case IDGEN_LC_RUNS_OUT:
-			lease_log("the worker lease ends at %lld (a layout switch) and is not renewed further: %s",
+			gw_log("the worker lease ends at %lld (a layout switch) and is not renewed further: %s",
 					  (long long) lc.cap_unix_ms, err);
 			gw_issue_renewed(&lc);
 			break;
@@ -511,14 +493,14 @@ do_renew(void)
 			snprintf(reason, sizeof(reason), "the worker lease was fenced or taken: %s", err);
 			gw_issue_drop_lease(GW_FENCED, reason, &lc);
 			gw_metric_fenced();
-			lease_log("%s; leasing anew", reason);
+			gw_log("%s; leasing anew", reason);
 			break;
 		case IDGEN_LC_STOP_ENDED:
 			snprintf(reason, sizeof(reason), "the worker lease ran out: %s",
 					 err[0] ? err : "its validity ended before the renewal was answered");
 			no_lease_why = GW_LEASE_EXPIRED;
 			gw_issue_drop_lease(GW_LEASE_EXPIRED, reason, &lc);
-			lease_log("%s; leasing anew", reason);
+			gw_log("%s; leasing anew", reason);
 			break;
 	}
 }
@@ -555,7 +537,7 @@ gw_lease_step(void)
 			no_lease_why = GW_LEASE_EXPIRED;
 			gw_issue_drop_lease(GW_LEASE_EXPIRED,
 								"the worker lease's validity ended unrenewed; leasing anew", &lc);
-			lease_log("the worker lease (generation %lld) ran out unrenewed; leasing anew",
+			gw_log("the worker lease (generation %lld) ran out unrenewed; leasing anew",
 					  (long long) set.generations[0]);
 			break;
 		case IDGEN_LC_RELEASE:

@@ -33,7 +33,7 @@ on_signal(int sig)
 	stop_requested = 1;
 }
 
-static void
+void
 gw_log(const char *fmt, ...)
 {
 	va_list		ap;

@@ -3700,7 +3700,8 @@ COMMENT ON TABLE idgen.gateway_request IS 'idgen-gateway''s answers under an Ide
 COMMENT ON COLUMN idgen.gateway_request.token_sha256 IS 'SHA-256 of the bearer token that asked (its line in the gateway''s tokens file)';
 COMMENT ON COLUMN idgen.gateway_request.batch IS 'the reservation the IDs are computed from (the gateway''s own encoding)';
 REVOKE ALL ON idgen.gateway_request FROM PUBLIC;
-SELECT pg_catalog.pg_extension_config_dump('idgen.gateway_request', '');
+-- (registered with the tables below: the upgrade to 0.7 made it anew, and
+-- pg_dump keeps the order of registration)
 
 -- pg_dump keeps idgen.range_floor's row (issue 19, item 2): registered
 -- last, in the order the upgrade scripts register the configuration tables
@@ -3753,6 +3754,7 @@ CREATE TABLE idgen.gateway_quota (
 );
 COMMENT ON TABLE idgen.gateway_quota IS 'Idempotency-Key records stored per token and window of idgen.request_retention, for the gateway''s cap per token';
 REVOKE ALL ON idgen.gateway_quota FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('idgen.gateway_request', '');
 SELECT pg_catalog.pg_extension_config_dump('idgen.gateway_quota', '');
 
 -- One call for a whole group of keyed requests, so they share one commit;

@@ -84,7 +84,9 @@ ORDER BY f.name;
 
 -- and every other function in schema idgen, except the harmless readers,
 -- keyed_batch, which the keyed idgen_next_batch() and
--- idgen_next128_batch() call as their caller, and the time bounds that
+-- idgen_next128_batch() call as their caller, the functions that make a
+-- stored batch's IDs again (batch_ids and batch_run_ids: values any role
+-- could cast from bigint), and the time bounds that
 -- planned time predicates call (idgen.ids_before() and its siblings)
 SELECT is_empty(
     $$SELECT p.oid::regprocedure::text FROM pg_proc AS p
@@ -92,9 +94,10 @@ SELECT is_empty(
          AND p.oid::regprocedure::text NOT IN ('idgen.clock()', 'idgen.node_sysid()', 'idgen.default_layout()',
                                                'idgen.range_space_end()', 'idgen.request_retention()',
                                                'idgen.keyed_batch(integer,text,smallint)')
+         AND p.proname NOT IN ('batch_ids', 'batch_ids128', 'batch_run_ids', 'batch_run_ids128')
          AND p.proname NOT IN ('ids_before', 'ids_through', 'ids_from', 'ids_after', 'ids128_from', 'ids128_after')
          AND has_function_privilege('idgen_pgtap_user', p.oid, 'EXECUTE')$$,
-    'an ordinary role can execute no function in schema idgen but clock, node_sysid, default_layout, range_space_end, request_retention, keyed_batch and the time bounds');
+    'an ordinary role can execute no function in schema idgen but clock, node_sysid, default_layout, range_space_end, request_retention, keyed_batch, the batch readers and the time bounds');
 
 SELECT is_empty(
     $$SELECT p.oid::regprocedure::text
@@ -394,7 +397,7 @@ SELECT lives_ok($$SELECT count(*) FROM idgen_next_batch(3, 'pgtap-key')$$,
 SELECT lives_ok($$SELECT count(*) FROM idgen_next128_batch(3, 'pgtap-key')$$,
     'as an ordinary role: idgen_next128_batch(count, request_key) issues IDs');
 SELECT results_eq($$SELECT * FROM idgen_next_batch(3, 'pgtap-key')$$,
-    $$SELECT unnest(ids) FROM idgen.keyed_batch(3, 'pgtap-key', 64::smallint)$$,
+    $$SELECT idgen.batch_ids(b) FROM idgen.keyed_batch(3, 'pgtap-key', 64::smallint) AS b$$,
     'as an ordinary role: a keyed batch asked again, directly from idgen.keyed_batch(), is the same batch');
 
 RESET ROLE;
