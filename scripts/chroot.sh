@@ -21,7 +21,11 @@
 #
 # Every mount lives in a private mount namespace (unshare --mount) that dies
 # with the command, and is also unmounted by exact path when the command ends,
-# whatever happened: nothing stays mounted on the machine.
+# whatever happened: nothing stays mounted on the machine.  The command runs
+# in its own PID namespace too (unshare --pid, with /proc mounted for it):
+# a test that signals a recorded pid can reach only the chroot's processes,
+# never a process of the machine that reused that pid (pid_max may be
+# 32768), and whatever the command leaves running ends with it.
 
 IDGEN_CHROOT_DIR=${IDGEN_CHROOT_DIR:-/var/cache/idgen-chroots}
 
@@ -62,7 +66,7 @@ idgen_chroot_path() {
 idgen_chroot_run() {
 	local v=$1 cmd=$2 dir
 	dir=$(idgen_chroot_path "$v")
-	unshare --mount --propagation private -- bash -c '
+	unshare --mount --propagation private --pid --fork -- bash -c '
 		dir=$1; cmd=$2
 		umount_all() {
 			for m in "$dir/dev/shm" "$dir/dev/pts" "$dir/dev" "$dir/proc"; do
