@@ -17,7 +17,8 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
 my @started;
-END { kill('KILL', grep { kill(0, $_) } @started) if @started; }
+# only children not yet reaped: a reaped pid may belong to another process by now
+END { kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
 
 my $http = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
 

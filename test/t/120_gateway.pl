@@ -83,7 +83,8 @@ sub sha256_hex
 
 # every gateway started, so that none outlives a test that dies
 my @started;
-END { kill('KILL', grep { kill(0, $_) } @started) if @started; }
+# only children not yet reaped: a reaped pid may belong to another process by now
+END { kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
 
 # start a gateway; returns a hash with pid, port, base URL
 sub start_gateway

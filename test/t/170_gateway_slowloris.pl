@@ -69,7 +69,8 @@ my $tokens_file = "$tmp/tokens";
 }
 
 my @started;
-END { kill('KILL', grep { kill(0, $_) } @started) if @started; }
+# only children not yet reaped: a reaped pid may belong to another process by now
+END { kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
 
 # start a gateway under `ulimit -n $nofile`; returns pid, port, log
 sub start_gateway

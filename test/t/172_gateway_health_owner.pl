@@ -34,7 +34,8 @@ print $fh "ops:admin:" . Digest::SHA::sha256_hex($secret{ops}) . "\n";
 close $fh;
 
 my @started;
-END { kill('KILL', grep { kill(0, $_) } @started) if @started; }
+# only children not yet reaped: a reaped pid may belong to another process by now
+END { kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
 
 sub start_gateway
 {
