@@ -31,8 +31,9 @@ use Time::HiRes qw(usleep);
 our @EXPORT = qw(gw_tokens_file gw_start gw_stop gw_req gw_wait_healthy gw_ids);
 
 my @started;
-# only children not yet reaped: a reaped pid may belong to another process by now
-END { kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
+# only children not yet reaped (a reaped pid may be another process's by
+# now), and the exit status kept: waitpid sets $?
+END { local $?; kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
 
 # a tokens file: name => [ scopes, secret ], ...; returns its path
 sub gw_tokens_file

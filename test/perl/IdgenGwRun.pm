@@ -17,8 +17,9 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
 my @started;
-# only children not yet reaped: a reaped pid may belong to another process by now
-END { kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
+# only children not yet reaped (a reaped pid may be another process's by
+# now), and the exit status kept: waitpid sets $?
+END { local $?; kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
 
 my $http = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
 
@@ -26,6 +27,8 @@ my $http = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
 sub reset_http { $http = HTTP::Tiny->new(keep_alive => 1, timeout => 30); return; }
 
 our $secret = 'app-secret-1';
+# /healthz tells the reason and the owner to an admin token only
+our $admin_secret = 'ops-secret-1';
 
 # the tokens file: one token "app" with ids and decode
 sub tokens_file
@@ -34,6 +37,7 @@ sub tokens_file
 	my $file = "$dir/tokens";
 	open(my $fh, '>', $file) or die "cannot write $file: $!";
 	print $fh "app:ids,decode:" . Digest::SHA::sha256_hex($secret) . "\n";
+	print $fh "ops:admin:" . Digest::SHA::sha256_hex($admin_secret) . "\n";
 	close $fh;
 	return $file;
 }
@@ -79,6 +83,7 @@ sub req
 	my ($gw, $method, $path, %o) = @_;
 	my %h = %{ $o{headers} // {} };
 	$h{Authorization} = "Bearer $secret" if $o{token};
+	$h{Authorization} = "Bearer $admin_secret" if $o{admin};
 	my $r = $http->request($method, "$gw->{base}$path", { headers => \%h });
 	my $json = eval { decode_json($r->{content}) };
 	return ($r->{status}, $json // $r->{content}, $r->{headers});

@@ -83,8 +83,9 @@ sub sha256_hex
 
 # every gateway started, so that none outlives a test that dies
 my @started;
-# only children not yet reaped: a reaped pid may belong to another process by now
-END { kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
+# only children not yet reaped (a reaped pid may be another process's by
+# now), and the exit status kept: waitpid sets $?
+END { local $?; kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
 
 # start a gateway; returns a hash with pid, port, base URL
 sub start_gateway

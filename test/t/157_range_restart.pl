@@ -167,7 +167,7 @@ if ($gw_pid == 0)
 	print STDERR "exec idgen-gateway: $!\n";
 	POSIX::_exit(127);
 }
-END { kill('KILL', $gw_pid) if $gw_pid && waitpid($gw_pid, POSIX::WNOHANG()) == 0; }
+END { local $?; kill('KILL', $gw_pid) if $gw_pid && waitpid($gw_pid, POSIX::WNOHANG()) == 0; }
 my $http = HTTP::Tiny->new(timeout => 30);
 sub range_req
 {

@@ -51,7 +51,7 @@ my ($st, $j);
 my $refused = 0;
 for (1 .. 300)
 {
-	($st, $j) = IdgenGwRun::req($g, 'GET', '/healthz');
+	($st, $j) = IdgenGwRun::req($g, 'GET', '/healthz', admin => 1);
 	if ($st == 503) { $refused = 1; last; }
 	usleep(100_000);
 }

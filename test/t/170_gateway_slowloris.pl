@@ -69,8 +69,9 @@ my $tokens_file = "$tmp/tokens";
 }
 
 my @started;
-# only children not yet reaped: a reaped pid may belong to another process by now
-END { kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
+# only children not yet reaped (a reaped pid may be another process's by
+# now), and the exit status kept: waitpid sets $?
+END { local $?; kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
 
 # start a gateway under `ulimit -n $nofile`; returns pid, port, log
 sub start_gateway

@@ -34,8 +34,9 @@ print $fh "ops:admin:" . Digest::SHA::sha256_hex($secret{ops}) . "\n";
 close $fh;
 
 my @started;
-# only children not yet reaped: a reaped pid may belong to another process by now
-END { kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
+# only children not yet reaped (a reaped pid may be another process's by
+# now), and the exit status kept: waitpid sets $?
+END { local $?; kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
 
 sub start_gateway
 {
