@@ -451,14 +451,31 @@ BEGIN
                        incarnation, i.since, i.hold_until,
                        CASE WHEN i.local_exempt THEN ' but to its own node' ELSE '' END));
         ELSE
-            -- the first lease call ever: nothing was granted before it
+            -- the first lease call ever: nothing was granted before it,
+            -- unless the lease table has a history already (a registry
+            -- database restored or moved without its incarnation row, which
+            -- is not dumped): then this is a change like any other
             INSERT INTO idgen.registry_incarnation (system_identifier, timeline, postmaster_start,
                                                     since, restart_only)
-            SELECT r.system_identifier, r.timeline, r.postmaster_start, NULL, false
+            SELECT r.system_identifier, r.timeline, r.postmaster_start,
+                   CASE WHEN EXISTS (SELECT 1 FROM idgen.worker_lease AS l
+                                     WHERE l.generation > 0 OR l.high_water IS NOT NULL)
+                        THEN idgen.clock() END,
+                   false
             WHERE NOT EXISTS (SELECT 1 FROM idgen.registry_incarnation)
             ON CONFLICT DO NOTHING
             RETURNING * INTO i;
-            IF NOT FOUND THEN
+            IF FOUND AND i.since IS NOT NULL THEN
+                SELECT * INTO h FROM idgen.incarnation_hold(i.since, false);
+                UPDATE idgen.registry_incarnation AS x
+                SET hold_until = h.hold_until, local_exempt = false,
+                    generation_floor = greatest(x.generation_floor,
+                                                floor(extract(epoch FROM h.hold_until) * 1000000)::bigint)
+                RETURNING x.* INTO i;
+                PERFORM idgen.audit('registry_incarnation',
+                    format('the registry database has leases but no incarnation: it was restored or moved, so it is a new incarnation %s since %s and no block is granted until %s',
+                           incarnation, i.since, i.hold_until));
+            ELSIF NOT FOUND THEN
                 SELECT * INTO i FROM idgen.registry_incarnation AS x;
             END IF;
         END IF;

@@ -13,6 +13,8 @@
 #      again during the hold is refused (IR006) like anyone else.
 #   3. The same owner asking again when its lease ends within max_skew: it
 #      is not extended (the renewal rule), the owner gets a new lease.
+#   4. A lease table with a history but no incarnation row (a registry
+#      database restored or moved without it) holds.
 use strict;
 use warnings;
 
@@ -83,6 +85,14 @@ my ($aw, $ag) = split /\|/, $node->safe_psql('postgres',
 	q{SELECT worker || '|' || generation FROM idgen_lease_worker('late', interval '10 s')});
 ok(!($aw eq $sw && $ag eq $sg),
 	"a lease ending within max_skew is not extended for the same owner (was $sw/$sg, now $aw/$ag)");
+
+# --- 4. a registry database without its incarnation row -----------------------
+# (restored or moved to another database without it: the row is not
+# dumped) is no first incarnation when its lease table has a history
+$node->safe_psql('postgres', 'DELETE FROM idgen.registry_incarnation');
+is( $node->safe_psql('postgres',
+		q{SELECT hold_until > idgen.clock() FROM idgen.registry_incarnation_check()}),
+	't', 'a lease table with a history and no incarnation row: a hold');
 
 $node->stop;
 done_testing();
