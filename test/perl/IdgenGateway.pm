@@ -72,7 +72,7 @@ sub gw_start
 		POSIX::_exit(127);
 	}
 	push @started, $pid;
-	return { %o, pid => $pid, port => $port, base => "http://127.0.0.1:$port" };
+	return { %o, pid => $pid, port => $port, log => $log, base => "http://127.0.0.1:$port" };
 }
 
 sub gw_stop

@@ -1,25 +1,18 @@
 # IdgenGwRun.pm - run idgen-gateway processes in a TAP test
 #
-# The helpers of test/t/120_gateway.pl, for the tests of the gateway's
-# lease client (160-164): start a real idgen-gateway on a free loopback
-# port, ask it over HTTP, read its metrics, stop it by its recorded pid.
+# For the tests of the gateway's lease client (160-164): a real
+# idgen-gateway on a free loopback port (started and stopped by
+# IdgenGateway.pm), asked over HTTP with one keep-alive client, its
+# metrics and its log.
 package IdgenGwRun;
 
 use strict;
 use warnings;
 
 use Digest::SHA ();
-use File::Path qw(make_path);
 use HTTP::Tiny;
 use JSON::PP;
-use POSIX ();
-use PostgreSQL::Test::Cluster;
-use PostgreSQL::Test::Utils;
-
-my @started;
-# only children not yet reaped (a reaped pid may be another process's by
-# now), and the exit status kept: waitpid sets $?
-END { local $?; kill('KILL', grep { waitpid($_, POSIX::WNOHANG()) == 0 } @started) if @started; }
+use IdgenGateway ();
 
 my $http = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
 
@@ -30,7 +23,7 @@ our $secret = 'app-secret-1';
 # /healthz tells the reason and the owner to an admin token only
 our $admin_secret = 'ops-secret-1';
 
-# the tokens file: one token "app" with ids and decode
+# the tokens file: "app" with ids and decode, "ops" with admin
 sub tokens_file
 {
 	my ($dir) = @_;
@@ -43,39 +36,11 @@ sub tokens_file
 }
 
 # start(name => N, conn => CONNINFO, dir => TMP, tokens => FILE,
-#       ttl => '3s', args => [...], env => {...})
-sub start
-{
-	my (%o) = @_;
-	my $port = $o{port} // PostgreSQL::Test::Cluster::get_free_port();
-	my $state = "$o{dir}/state-$o{name}";
-	make_path($state);
-	my @cmd = ('idgen-gateway', '--registry', $o{conn}, '--listen', "127.0.0.1:$port",
-		'--tokens', $o{tokens}, '--state-dir', $state, '--name', $o{name},
-		'--lease-ttl', $o{ttl} // '3s', @{ $o{args} // [] });
-	my $log = "$PostgreSQL::Test::Utils::log_path/gateway_$o{name}.log";
-	my $pid = fork();
-	die "fork: $!" unless defined $pid;
-	if ($pid == 0)
-	{
-		open(STDOUT, '>>', $log) or die;
-		open(STDERR, '>&', \*STDOUT) or die;
-		%ENV = (%ENV, %{ $o{env} // {} });
-		exec(@cmd) or print STDERR "exec idgen-gateway: $!\n";
-		POSIX::_exit(127);
-	}
-	push @started, $pid;
-	return { %o, pid => $pid, port => $port, log => $log,
-		base => "http://127.0.0.1:$port" };
-}
+#       ttl => '3s', args => [...], env => {...}): IdgenGateway's, which
+# records the pid and kills what is left at exit
+sub start { return IdgenGateway::gw_start(@_); }
 
-sub stop
-{
-	my ($gw, $sig) = @_;
-	kill($sig // 'TERM', $gw->{pid});
-	waitpid($gw->{pid}, 0);
-	return;
-}
+sub stop { return IdgenGateway::gw_stop(@_); }
 
 # (status, decoded JSON or raw text, headers)
 sub req
