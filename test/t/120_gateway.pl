@@ -503,7 +503,9 @@ $registry->safe_psql('postgres', q{
 CREATE ROLE idgen_gateway LOGIN;
 GRANT EXECUTE ON FUNCTION idgen_lease_worker(text, interval),
     idgen_renew_worker(integer, integer, bigint),
+    idgen_renew_worker(integer, integer, bigint, text, integer),
     idgen_release_worker(integer, integer, bigint),
+    idgen_release_worker(integer, integer, bigint, text, timestamptz),
     idgen_lease_range(text, bigint, text),
     idgen.gateway_remember(text[], text[], smallint[], integer[], text[], bigint),
     idgen.gateway_purge(integer) TO idgen_gateway;
