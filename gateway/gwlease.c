@@ -137,12 +137,15 @@ load_epochs(IdgenEpochList *list, char *err, size_t err_len)
 
 /*
  * The registry's idgen.max_drift, idgen.max_skew, idgen.clock_jump_confirm
- * and retention (its settings rule the fleet), and its clock over a round
+ * and retention (its settings rule the fleet), its idgen.lease_ttl (the
+ * least any hold after a change of its incarnation lasts, which bounds this
+ * gateway's validity whatever --lease-ttl, R1a), and its clock over a round
  * trip of its own, for the skew check and to confirm a step of the wall
  * clock (the registry's clock is another machine's).
  */
 static bool
-load_settings_and_clock(int64_t *registry_ms, int64_t *max_skew, char *err, size_t err_len)
+load_settings_and_clock(int64_t *registry_ms, int64_t *max_skew, int64_t *hold_floor,
+						char *err, size_t err_len)
 {
 	PGresult   *res;
 	int64_t		sent = gw_clock_ms();
@@ -158,7 +161,8 @@ load_settings_and_clock(int64_t *registry_ms, int64_t *max_skew, char *err, size
 				 SQL_MS("coalesce(nullif(current_setting('idgen.max_drift', true), '')::interval, '1s')") ", "
 				 SQL_MS("coalesce(nullif(current_setting('idgen.max_skew', true), '')::interval, '1s')") ", "
 				 SQL_MS("idgen.request_retention()") ", "
-				 SQL_MS("coalesce(nullif(current_setting('idgen.clock_jump_confirm', true), '')::interval, '60s')"));
+				 SQL_MS("coalesce(nullif(current_setting('idgen.clock_jump_confirm', true), '')::interval, '60s')") ", "
+				 SQL_MS("coalesce(nullif(current_setting('idgen.lease_ttl', true), '')::interval, '30s')"));
 	received = gw_clock_ms();
 	raw_received = gw_wall_ms();
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
@@ -171,6 +175,7 @@ load_settings_and_clock(int64_t *registry_ms, int64_t *max_skew, char *err, size
 	*max_skew = value_ms(res, 0, 2);
 	gw_issue_set_limits(value_ms(res, 0, 1), *max_skew, value_ms(res, 0, 4));
 	retention_ms = value_ms(res, 0, 3);
+	*hold_floor = value_ms(res, 0, 5);
 	PQclear(res);
 
 	/* a step of the wall clock the registry's clock agrees with is real */
@@ -301,6 +306,7 @@ do_lease(void)
 	int64_t		before_ms;
 	int64_t		after_ms;
 	int64_t		max_skew;
+	int64_t		hold_floor;
 	int64_t		min_until = INT64_MAX;
 	const char *problem;
 	GwLeaseSet	got;
@@ -309,7 +315,7 @@ do_lease(void)
 
 	memset(&got, 0, sizeof(got));
 	if (!lease_conn_ready(err, sizeof(err)) ||
-		!load_settings_and_clock(&before_ms, &max_skew, err, sizeof(err)))
+		!load_settings_and_clock(&before_ms, &max_skew, &hold_floor, err, sizeof(err)))
 		goto fail;
 	idgen_lc_set_max_skew(&lc, max_skew);
 	problem = idgen_lc_ttl_problem(gw_opt.lease_ttl_ms, max_skew);
@@ -352,9 +358,10 @@ do_lease(void)
 				 got.region, gw_opt.region);
 		goto fail;
 	}
-	if (!load_settings_and_clock(&after_ms, &max_skew, err, sizeof(err)) ||
+	if (!load_settings_and_clock(&after_ms, &max_skew, &hold_floor, err, sizeof(err)) ||
 		!take_epochs(err, sizeof(err)))
 		goto fail;
+	idgen_lc_set_hold_floor(&lc, hold_floor);
 	/* the registry's clock must not have gone back across the lease */
 	if (after_ms < before_ms)
 	{
@@ -451,6 +458,7 @@ do_renew(void)
 	int64_t		min_until = INT64_MAX;
 	int64_t		after_ms = -1;
 	int64_t		max_skew;
+	int64_t		hold_floor = 0;
 	IdgenEpochList known;
 	IdgenLcAnswer answer = IDGEN_LC_ANS_RENEWED;
 	IdgenLcVerdict v;
@@ -469,11 +477,14 @@ do_renew(void)
 	}
 	/* the epochs first: the longer lease must not reach a switch unknown */
 	if (answer == IDGEN_LC_ANS_RENEWED &&
-		(!load_settings_and_clock(&after_ms, &max_skew, err, sizeof(err)) ||
+		(!load_settings_and_clock(&after_ms, &max_skew, &hold_floor, err, sizeof(err)) ||
 		 !take_epochs(err, sizeof(err))))
 		answer = IDGEN_LC_ANS_UNREACHABLE;
 	if (answer == IDGEN_LC_ANS_RENEWED)
+	{
 		idgen_lc_set_max_skew(&lc, max_skew);
+		idgen_lc_set_hold_floor(&lc, hold_floor);
+	}
 	v = idgen_lc_answer(&lc, answer, sent_boot, gw_boot_ms(), gw_clock_ms(), after_ms, min_until);
 	gw_metric_renewal(answer == IDGEN_LC_ANS_RENEWED && v == IDGEN_LC_GO_ON);
 	switch (v)

@@ -5,9 +5,10 @@
 # with "errors: 0"; the V1 run (today's protocol) and the V2 run with R7's
 # renewal rule as DESIGN13 wrote it must find an error, which shows the
 # model can fail.  The gw- runs hold outside holders (gateways): 0.6's
-# rules must find issue 19's duplicate, issue 19's must pass, and a lost
-# lease longer than the hold must fail (the limit the docs state).  Each run is a separate configuration, small enough for an
-# exhaustive search in seconds.  Works as root or not, in a temp dir.
+# rules must find issue 19's duplicate, issue 19's must pass, a lost lease
+# longer than the hold must fail unless its holder bounds its validity by
+# the hold floor (R1a, HFLOOR), which must pass.  Each run is a separate
+# configuration, small enough for an exhaustive search in seconds.  Works as root or not, in a temp dir.
 #   scripts/model_check.sh          all runs
 #   scripts/model_check.sh -v       also print each counterexample's summary
 set -uo pipefail
@@ -121,8 +122,11 @@ run gw-logical-hold-if-empty fail $gw -DTMAX=9 -DMATCH=1 -DGIVEUP -DLOGICAL -DFI
 # ... no hold when R7's row is missing: a copy older than the first lease
 # call ever (a standby or base backup made at setup) holds nothing
 run gw-no-first-hold fail $gw -DTMAX=9 -DMATCH=1 -DGIVEUP -DLOGICAL -DLHOLD
-# ... a lost lease longer than the hold (lease_ttl + allowance) covers
+# ... a lost lease longer than the hold (lease_ttl + allowance) covers,
+# its holder counting its validity on its grant alone
 run gw-long-lease fail $gw -DTMAX=10 -DMATCH=1 $new -DGTTL=8
+# ... the same with R1a: validity from an answer at most the hold floor
+run gw-long-lease-hfloor pass $gw -DTMAX=10 -DMATCH=1 $new -DGTTL=8 -DHFLOOR
 
 if [ "$failed" -gt 0 ]; then
 	echo "model check: $failed run(s) failed"

@@ -27,12 +27,12 @@
  * it changed (docs/fleets.md); one at 0.5 records the fleet's heartbeats
  * and answers with its own clock; an older one (only possible for a local
  * registry not yet updated) gets the calls of its version.  Every variant
- * answers the same columns.
+ * answers the same columns, the last the registry's hold floor (R1a).
  */
 static const char *const acquire_sql_06 =
 "SELECT first_worker, generation, " SQL_MS("high_water") ", "
 SQL_MS("start_after") ", " SQL_MS("registry_clock") ", incarnation, "
-"CASE WHEN isfinite(hold_until) THEN " SQL_MS("hold_until") " END "
+"CASE WHEN isfinite(hold_until) THEN " SQL_MS("hold_until") " END, " SQL_REGISTRY_HOLD_FLOOR " "
 "FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
 "$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
 SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean, "
@@ -40,35 +40,35 @@ SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean, "
 
 static const char *const acquire_sql =
 "SELECT first_worker, generation, " SQL_MS("high_water") ", "
-SQL_MS("start_after") ", " SQL_MS("registry_clock") ", NULL::text, NULL::bigint "
+SQL_MS("start_after") ", " SQL_MS("registry_clock") ", NULL::text, NULL::bigint, " SQL_REGISTRY_HOLD_FLOOR " "
 "FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
 "$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
 SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean)";
 
 static const char *const acquire_sql_04 =
 "SELECT first_worker, generation, " SQL_MS("high_water") ", "
-SQL_MS("start_after") ", NULL::bigint, NULL::text, NULL::bigint "
+SQL_MS("start_after") ", NULL::bigint, NULL::text, NULL::bigint, " SQL_REGISTRY_HOLD_FLOOR " "
 "FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
 "$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
 SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms')";
 
 static const char *const renew_sql_06 =
 "SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, "
-SQL_MS("registry_clock") ", incarnation "
+SQL_MS("registry_clock") ", incarnation, " SQL_REGISTRY_HOLD_FLOOR " "
 "FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
 "$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ", $9, "
 "$10::bigint, $11::bigint * interval '1 ms')";
 
 static const char *const renew_sql =
 "SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, "
-SQL_MS("registry_clock") ", NULL::text "
+SQL_MS("registry_clock") ", NULL::text, " SQL_REGISTRY_HOLD_FLOOR " "
 "FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
 "$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ", $9, "
 "$10::bigint)";
 
 static const char *const renew_sql_04 =
 "SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, NULL::bigint, "
-"NULL::text "
+"NULL::text, " SQL_REGISTRY_HOLD_FLOOR " "
 "FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
 "$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ")";
 
@@ -253,7 +253,7 @@ lease_try_acquire(IdgenWorker *w)
 	rows = registry_exec(v2 ? acquire_sql_06 : fleet ? acquire_sql : acquire_sql_04,
 						 v2 ? 14 : fleet ? 13 : 12, p);
 	received = idgen_wall_unix_ms();
-	if (rows->nrows != 1 || rows->ncols != 7)
+	if (rows->nrows != 1 || rows->ncols != 8)
 		elog(ERROR, "idgen: idgen.acquire_node_lease returned %d rows of %d columns",
 			 rows->nrows, rows->ncols);
 
@@ -330,6 +330,8 @@ lease_try_acquire(IdgenWorker *w)
 	lease.start_after_unix_ms = Max(lease.start_after_unix_ms, issued_floor);
 	/* the node's grant is its TTL from the sending, by its own clock */
 	idgen_lc_init(&w->lc, idgen_lease_ttl_ms, idgen_max_skew_ms);
+	/* no longer than a hold after the registry lost it would last (R1a) */
+	idgen_lc_set_hold_floor(&w->lc, answer_int(registry_value(rows, 0, 7)));
 	idgen_lc_granted(&w->lc, sent_mono, sent, sent + idgen_lease_ttl_ms);
 	take_validity(w, &lease, sent, sent_mono);
 	if (!answer_note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
@@ -509,7 +511,7 @@ lease_renew(IdgenWorker *w)
 	rows = registry_exec(v2 ? renew_sql_06 : fleet ? renew_sql : renew_sql_04,
 						 v2 ? 11 : fleet ? 10 : 8, p);
 	received = idgen_wall_unix_ms();
-	if (rows->nrows != 1 || rows->ncols != 6)
+	if (rows->nrows != 1 || rows->ncols != 7)
 		elog(ERROR, "idgen: idgen.renew_node_lease returned %d rows of %d columns",
 			 rows->nrows, rows->ncols);
 
@@ -537,6 +539,7 @@ lease_renew(IdgenWorker *w)
 		 * the lease is given up and leased anew (leaseclient.h).
 		 */
 		w->lc.ttl_ms = idgen_lease_ttl_ms;
+		idgen_lc_set_hold_floor(&w->lc, answer_int(registry_value(rows, 0, 6)));
 		verdict = idgen_lc_answer(&w->lc, IDGEN_LC_ANS_RENEWED, sent_mono,
 								  idgen_pace_clock_ms(), sent, sent,
 								  sent + idgen_lease_ttl_ms);

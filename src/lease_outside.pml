@@ -42,6 +42,9 @@
  * idgen.max_skew of the registry, against RSKEW, how far behind a new
  * primary's clock really is), RELEASE_MARK (a release lowers high_water
  * to the holder's last ID, as item 8 may have it).
+ *   HFLOOR    R1a: a gateway's validity from an answer is at most the hold
+ *             floor, TTL (the registry's idgen.lease_ttl), however long
+ *             its grant (GTTL): leaseclient.c idgen_lc_set_hold_floor
  *
  * A frozen gateway (SIGSTOP, a paused VM) is one that takes no step while
  * time and the registry go on: every run has one.
@@ -81,6 +84,13 @@ bool pend[NI];		/* SPLIT_ISSUE: validity checked, the stamp to come */
 #define ROWTTL ((P.owner != 0 && P.lu + ALLOW + RALLOW > RC) -> P.ttl : 0)
 #endif
 #define HOLD_UNTIL (P.since + MAX(TTL, ROWTTL) + ALLOW + RALLOW)
+
+/* the length a gateway counts its validity on, from the sending */
+#ifdef HFLOOR
+#define GVALID MIN(GTTL, TTL)
+#else
+#define GVALID GTTL
+#endif
 
 /*
  * When the renewal was sent.  0.6 sends at any time, also once the validity
@@ -174,7 +184,7 @@ end:
 		if
 		:: ok ->
 			hl[i] = true; gen[i] = P.gen; tok[i] = P.tok;
-			vu[i] = s + GTTL - MARGIN;
+			vu[i] = s + GVALID - MARGIN;
 			hw[i] = P.lu;
 			floor_[i] = MAX(RC, last_ms[i]);
 			skewed[i] = (ABS(PC(i) - RC) > SKEW);
@@ -194,7 +204,7 @@ end:
 			/* a late answer that leaves it invalid changes nothing: it
 			 * was last valid before vu[i], whatever it sends next */
 			if
-			:: s + GTTL - MARGIN > MAX(vu[i], t_now) -> vu[i] = s + GTTL - MARGIN
+			:: s + GVALID - MARGIN > MAX(vu[i], t_now) -> vu[i] = s + GVALID - MARGIN
 			:: else -> skip
 			fi;
 			hw[i] = MAX(hw[i], P.lu);

@@ -16,6 +16,16 @@
 #define SQL_TS(n) "('epoch'::timestamptz + $" #n "::bigint * interval '1 ms')"
 #define SQL_MS(col) "floor(extract(epoch FROM " col ") * 1000)::bigint"
 
+/*
+ * The registry's idgen.lease_ttl, as its incarnation hold reads it: the
+ * least a hold after a change of its incarnation lasts, so the most a
+ * holder may count on after it last heard the registry (R1a).  Read in the
+ * answer's own statement, so a remote registry's counts (for a local one it
+ * is the node's own setting).
+ */
+#define SQL_REGISTRY_HOLD_FLOOR \
+	SQL_MS("coalesce(nullif(current_setting('idgen.lease_ttl', true), '')::interval, interval '30 s')")
+
 /* a number in an answer; raises an error on NULL or anything else */
 extern int64 answer_int(const char *s);
 

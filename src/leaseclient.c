@@ -10,6 +10,7 @@ idgen_lc_init(IdgenLeaseClient *lc, int64_t ttl_ms, int64_t max_skew_ms)
 {
 	lc->ttl_ms = ttl_ms;
 	lc->max_skew_ms = max_skew_ms > 0 ? max_skew_ms : 0;
+	lc->hold_floor_ms = 0;
 	lc->state = IDGEN_LC_NONE;
 	lc->sent_boot_ms = 0;
 	lc->valid_until_boot_ms = 0;
@@ -27,6 +28,19 @@ void
 idgen_lc_set_max_skew(IdgenLeaseClient *lc, int64_t max_skew_ms)
 {
 	lc->max_skew_ms = max_skew_ms > 0 ? max_skew_ms : 0;
+}
+
+void
+idgen_lc_set_hold_floor(IdgenLeaseClient *lc, int64_t hold_floor_ms)
+{
+	lc->hold_floor_ms = hold_floor_ms > 0 ? hold_floor_ms : 0;
+}
+
+int64_t
+idgen_lc_bounded_ms(const IdgenLeaseClient *lc, int64_t granted_ms)
+{
+	return lc->hold_floor_ms > 0 && lc->hold_floor_ms < granted_ms ?
+		lc->hold_floor_ms : granted_ms;
 }
 
 void
@@ -119,7 +133,7 @@ idgen_lc_next(IdgenLeaseClient *lc, int64_t boot_ms, int64_t *wait_ms)
 				 * once the switch has passed: before it, every grant would
 				 * end there again, too short to use.
 				 */
-				if (lc->granted_ms < lc->ttl_ms &&
+				if (lc->granted_ms < idgen_lc_bounded_ms(lc, lc->ttl_ms) &&
 					lc->sent_boot_ms + lc->granted_ms > boot_ms)
 					lc->next_boot_ms = lc->sent_boot_ms + lc->granted_ms;
 				return IDGEN_LC_GIVE_UP;
@@ -129,7 +143,9 @@ idgen_lc_next(IdgenLeaseClient *lc, int64_t boot_ms, int64_t *wait_ms)
 				*wait_ms = lc->valid_until_boot_ms - boot_ms;
 				return IDGEN_LC_WAIT;
 			}
-			due = lc->sent_boot_ms + idgen_lc_renew_every_ms(lc->ttl_ms);
+			/* heard from at least every H, with room to ride an outage */
+			due = lc->sent_boot_ms +
+				idgen_lc_renew_every_ms(idgen_lc_bounded_ms(lc, lc->ttl_ms));
 			/* a lease cut short (at a layout switch) is renewed sooner */
 			if (lc->sent_boot_ms + (lc->valid_until_boot_ms - lc->sent_boot_ms) / 2 < due)
 				due = lc->sent_boot_ms + (lc->valid_until_boot_ms - lc->sent_boot_ms) / 2;
@@ -145,17 +161,23 @@ idgen_lc_next(IdgenLeaseClient *lc, int64_t boot_ms, int64_t *wait_ms)
 	return IDGEN_LC_WAIT;
 }
 
-/* validity of a grant of until - registry, counted from sent (R1) */
+/*
+ * validity of a grant of until - registry, counted from sent (R1), and no
+ * longer than the registry's hold floor (R1a)
+ */
 static void
 lc_set_validity(IdgenLeaseClient *lc, int64_t sent_boot_ms, int64_t granted)
 {
+	int64_t		counted;
+
 	if (granted > lc->ttl_ms)
 		granted = lc->ttl_ms;
 	if (granted < 0)
 		granted = 0;
 	lc->granted_ms = granted;
 	lc->sent_boot_ms = sent_boot_ms;
-	lc->valid_until_boot_ms = sent_boot_ms + granted - idgen_lc_margin_ms(granted);
+	counted = idgen_lc_bounded_ms(lc, granted);
+	lc->valid_until_boot_ms = sent_boot_ms + counted - idgen_lc_margin_ms(counted);
 	if (lc->valid_until_boot_ms < sent_boot_ms)
 		lc->valid_until_boot_ms = sent_boot_ms;
 }

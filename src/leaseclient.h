@@ -9,11 +9,15 @@
  *    lease up, or release a fenced one and lease anew;
  *  - how long a lease is valid (R1, docs/fleets.md): counted on
  *    CLOCK_BOOTTIME from the sending of the request that got it,
- *        valid_until = sent + granted - max(granted / 20, 100 ms)
+ *        valid_until = sent + g - max(g / 20, 100 ms),  g = min(granted, H)
  *    where granted is what the registry granted (the TTL, or less for a
  *    lease cut short at a layout switch): the registry read its clock after
- *    the sending, so its end comes later whatever the two clocks say;
- *  - when to renew (R2): min(ttl / 10, 2 s) after the last answered
+ *    the sending, so its end comes later whatever the two clocks say.  H is
+ *    the registry's idgen.lease_ttl, the least a hold after a change of
+ *    incarnation lasts: a grant the registry lost with its row is covered
+ *    by that alone, so no holder may count on a longer one than H after it
+ *    last heard the registry (R1a; 0: unknown, the grant alone counts);
+ *  - when to renew (R2): min(min(ttl, H) / 10, 2 s) after the last answered
  *    sending, and sooner for a lease that ends earlier (at a switch), so an
  *    outage that starts just before a renewal still leaves >= 70 % of the
  *    TTL and a fence is noticed within 2 s;
@@ -89,6 +93,7 @@ typedef struct IdgenLeaseClient
 {
 	int64_t		ttl_ms;			/* asked for */
 	int64_t		max_skew_ms;	/* the registry's: its renewal cutoff */
+	int64_t		hold_floor_ms;	/* the registry's idgen.lease_ttl; 0: unknown */
 	IdgenLcState state;
 	int64_t		sent_boot_ms;	/* sending of the request that last answered */
 	int64_t		valid_until_boot_ms;
@@ -104,6 +109,19 @@ typedef struct IdgenLeaseClient
 
 extern void idgen_lc_init(IdgenLeaseClient *lc, int64_t ttl_ms, int64_t max_skew_ms);
 extern void idgen_lc_set_max_skew(IdgenLeaseClient *lc, int64_t max_skew_ms);
+
+/*
+ * The registry's idgen.lease_ttl (0: unknown), read with the answer it
+ * bounds: every hold after a change of the registry's incarnation lasts at
+ * least that long, and a grant the registry lost outright is covered by
+ * nothing else, so validity never reaches further than that from the
+ * sending of the request last answered, whatever the grant (R1a).  The
+ * registry's row still reserves the worker for the whole TTL.
+ */
+extern void idgen_lc_set_hold_floor(IdgenLeaseClient *lc, int64_t hold_floor_ms);
+
+/* the length validity is counted on: the TTL, at most the hold floor */
+extern int64_t idgen_lc_bounded_ms(const IdgenLeaseClient *lc, int64_t granted_ms);
 
 /*
  * The next layout switch the holder has read (INT64_MAX: none): a lease

@@ -7,7 +7,8 @@
  * Each 4-byte record of the input moves the clocks and feeds the machine
  * one answer or asks it what to do.  Invariants: never valid past the end
  * of validity counted from the last answered sending (sent + granted -
- * margin); never stamps at or past the cap; never valid after a fence
+ * margin), nor past the last answered sending + H, the registry's hold
+ * floor in force at that answer (R1a); never stamps at or past the cap; never valid after a fence
  * until a new grant; nothing renewed once the validity has ended; a
  * release only after a fence.
  */
@@ -26,9 +27,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int64_t		ttl = 1000 + (int64_t) fuzz_u8(&r) * 200;
 	bool		fenced = false;
 	int64_t		last_end = -1;	/* validity end of the last believed answer */
+	int64_t		hold = 0;		/* the hold floor set now; 0: unknown */
+	int64_t		hold_at_sent = 0;	/* the one set at the last believed answer */
+	int64_t		last_sent = -1;
+	int64_t		last_valid = -1;
 
 	idgen_lc_init(&lc, ttl, (int64_t) fuzz_u8(&r) * 10);
 	idgen_lc_set_next_switch(&lc, (r.left > 0 && fuzz_u8(&r) & 1) ? WALL0 + 5000 : INT64_MAX);
+	/* H, set before the answers it bounds; a registry may change it */
+	hold = r.left > 0 ? (int64_t) fuzz_u8(&r) * 100 : 0;
+	idgen_lc_set_hold_floor(&lc, hold);
 	while (r.left > 0)
 	{
 		uint8_t		op = fuzz_u8(&r);
@@ -68,6 +76,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					FUZZ_ASSERT(last_end <= sent + ttl);
 				}
 				break;
+			case 2:
+				/* a registry replaced, or reconfigured: another H from now on */
+				hold = d3 * 100;
+				idgen_lc_set_hold_floor(&lc, hold);
+				break;
 			default:
 				sent = boot - d3 * ((op & 0x20) ? 1000 : 5);
 				v = idgen_lc_answer(&lc, (IdgenLcAnswer) ((op >> 3) % 6), sent, boot, wall,
@@ -87,9 +100,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					FUZZ_ASSERT(!idgen_lc_valid(&lc, boot));
 				break;
 		}
+		/* a grant or a believed renewal counted validity afresh */
+		if (lc.sent_boot_ms != last_sent || lc.valid_until_boot_ms != last_valid)
+		{
+			last_sent = lc.sent_boot_ms;
+			last_valid = lc.valid_until_boot_ms;
+			hold_at_sent = hold;
+		}
 		if (idgen_lc_valid(&lc, boot))
 		{
 			FUZZ_ASSERT(!fenced);
+			FUZZ_ASSERT(hold_at_sent == 0 || lc.valid_until_boot_ms <= lc.sent_boot_ms + hold_at_sent);
 			FUZZ_ASSERT(boot < lc.valid_until_boot_ms);
 			FUZZ_ASSERT(lc.valid_until_boot_ms <= lc.sent_boot_ms + ttl -
 						idgen_lc_margin_ms(lc.granted_ms));

@@ -5,8 +5,9 @@
  * (R1), the renewal schedule (R2, the 70 % ride-through), a holder frozen
  * past its validity gives the lease up instead of renewing it (issue 19
  * item 1), the renewal cutoff before a switch is no fence (item 7), a too
- * short TTL is refused (item 11), epochs never go back (item 3); then a
- * random walk of clocks and answers against the invariants.
+ * short TTL is refused (item 11), epochs never go back (item 3), validity
+ * never outlasts the registry's hold floor (R1a); then a random walk of
+ * clocks and answers against the invariants.
  */
 #include "leaseclient.h"
 #include "unit.h"
@@ -112,6 +113,91 @@ test_frozen(void)
 	CHECK(idgen_lc_answer(&lc, IDGEN_LC_ANS_RENEWED, 300, 50000, WALL0 + 50000,
 						  WALL0 + 400, WALL0 + 3400) == IDGEN_LC_STOP_ENDED);
 	CHECK(lc.state == IDGEN_LC_NONE);
+}
+
+/*
+ * R1a: a lease longer than the registry's idgen.lease_ttl (H) counts only
+ * H from the last answered sending, renews every min(H / 10, 2 s), and a
+ * holder frozen past H gives it up, however long its grant.
+ */
+static void
+test_hold_floor(void)
+{
+	IdgenLeaseClient lc;
+	int64_t		wait;
+	int64_t		t;
+	int64_t		worst = INT64_MAX;
+
+	unit_context("hold floor");
+	/* a gateway's --lease-ttl 60 s against a registry's lease_ttl 10 s */
+	idgen_lc_init(&lc, 60000, 1000);
+	idgen_lc_set_hold_floor(&lc, 10000);
+	idgen_lc_granted(&lc, 1000, WALL0, WALL0 + 60000);
+	CHECK_I64(lc.valid_until_boot_ms, ==, 1000 + 10000 - 500);
+	/* the row still reserves the worker for the whole grant */
+	CHECK_I64(lc.cap_unix_ms, ==, WALL0 + 60000);
+	CHECK_I64(lc.granted_ms, ==, 60000);
+	CHECK(idgen_lc_valid(&lc, 10499));
+	CHECK(!idgen_lc_valid(&lc, 10500));
+	/* frozen 20 s (past H, well within 60 s): given up, not renewed */
+	CHECK(idgen_lc_next(&lc, 21000, &wait) == IDGEN_LC_GIVE_UP);
+	CHECK_I64(idgen_lc_stamp_limit(&lc, 21000), ==, -1);
+	/* and leased anew at once: the full grant was not the short part */
+	CHECK(idgen_lc_next(&lc, 21000, &wait) == IDGEN_LC_LEASE);
+
+	/* renewals every H / 10; a renewal's answer is bounded the same way */
+	idgen_lc_init(&lc, 60000, 1000);
+	idgen_lc_set_hold_floor(&lc, 10000);
+	idgen_lc_granted(&lc, 0, WALL0, WALL0 + 60000);
+	CHECK(idgen_lc_next(&lc, 999, &wait) == IDGEN_LC_WAIT);
+	CHECK(idgen_lc_next(&lc, 1000, &wait) == IDGEN_LC_RENEW);
+	CHECK(idgen_lc_answer(&lc, IDGEN_LC_ANS_RENEWED, 1000, 1100, WALL0 + 1100,
+						  WALL0 + 1050, WALL0 + 61050) == IDGEN_LC_GO_ON);
+	CHECK_I64(lc.valid_until_boot_ms, ==, 1000 + 10000 - 500);
+	CHECK_I64(lc.cap_unix_ms, ==, WALL0 + 61050);
+	/* unreachable registry: rides through to sent + H - margin, no further */
+	CHECK(idgen_lc_answer(&lc, IDGEN_LC_ANS_UNREACHABLE, 2000, 9000, WALL0 + 9000,
+						  -1, -1) == IDGEN_LC_GO_ON);
+	CHECK(idgen_lc_answer(&lc, IDGEN_LC_ANS_UNREACHABLE, 9000, 10500, WALL0 + 10500,
+						  -1, -1) == IDGEN_LC_STOP_ENDED);
+	CHECK(!idgen_lc_valid(&lc, 10500));
+
+	/* on schedule: >= 70 % of H left whenever an outage starts */
+	idgen_lc_init(&lc, 60000, 1000);
+	idgen_lc_set_hold_floor(&lc, 10000);
+	idgen_lc_granted(&lc, 0, WALL0, WALL0 + 60000);
+	for (t = 0; t < 30000; t++)
+	{
+		if (idgen_lc_next(&lc, t, &wait) == IDGEN_LC_RENEW)
+			CHECK(idgen_lc_answer(&lc, IDGEN_LC_ANS_RENEWED, t, t, WALL0 + t,
+								  WALL0 + t, WALL0 + t + 60000) == IDGEN_LC_GO_ON);
+		if (lc.valid_until_boot_ms - t < worst)
+			worst = lc.valid_until_boot_ms - t;
+	}
+	CHECK_I64(worst, >=, 7000);
+
+	/* H at or above the TTL, or unknown (0): the grant alone, as before */
+	idgen_lc_init(&lc, 30000, 1000);
+	idgen_lc_set_hold_floor(&lc, 30000);
+	idgen_lc_granted(&lc, 0, WALL0, WALL0 + 30000);
+	CHECK_I64(lc.valid_until_boot_ms, ==, 30000 - 1500);
+	idgen_lc_set_hold_floor(&lc, 0);
+	idgen_lc_granted(&lc, 0, WALL0, WALL0 + 30000);
+	CHECK_I64(lc.valid_until_boot_ms, ==, 30000 - 1500);
+	CHECK_I64(idgen_lc_bounded_ms(&lc, 60000), ==, 60000);
+
+	/* a grant cut short at a switch below H still waits for the switch */
+	idgen_lc_init(&lc, 60000, 100);
+	idgen_lc_set_hold_floor(&lc, 10000);
+	idgen_lc_granted(&lc, 0, WALL0, WALL0 + 150);
+	CHECK(idgen_lc_next(&lc, 100, &wait) == IDGEN_LC_GIVE_UP);
+	CHECK(idgen_lc_next(&lc, 100, &wait) == IDGEN_LC_WAIT);
+	CHECK_I64(wait, ==, 50);
+	/* one cut short above H is leased anew at once: it is long enough */
+	idgen_lc_granted(&lc, 200, WALL0 + 200, WALL0 + 20200);
+	CHECK_I64(lc.valid_until_boot_ms, ==, 200 + 10000 - 500);
+	CHECK(idgen_lc_next(&lc, 9700, &wait) == IDGEN_LC_GIVE_UP);
+	CHECK(idgen_lc_next(&lc, 9700, &wait) == IDGEN_LC_LEASE);
 }
 
 static void
@@ -250,7 +336,10 @@ test_walk(void)
 		bool		fenced = false;
 		int			step;
 
+		int64_t		hold = unit_rand() % 2 ? 0 : 1000 + (int64_t) (unit_rand() % 30000);
+
 		idgen_lc_init(&lc, ttl, (int64_t) (unit_rand() % 2000));
+		idgen_lc_set_hold_floor(&lc, hold);
 		for (step = 0; step < 200; step++)
 		{
 			int64_t		wait;
@@ -291,6 +380,7 @@ test_walk(void)
 			{
 				CHECK(!fenced);
 				CHECK_I64(lc.valid_until_boot_ms, <=, lc.sent_boot_ms + lc.ttl_ms);
+				CHECK(hold == 0 || lc.valid_until_boot_ms <= lc.sent_boot_ms + hold);
 			}
 			limit = idgen_lc_stamp_limit(&lc, boot);
 			CHECK(limit == -1 || limit < lc.cap_unix_ms);
@@ -305,6 +395,7 @@ main(void)
 	test_validity();
 	test_schedule();
 	test_frozen();
+	test_hold_floor();
 	test_answers();
 	test_ttl();
 	test_epochs();
