@@ -13,6 +13,8 @@ use Digest::SHA ();
 use HTTP::Tiny;
 use JSON::PP;
 use IdgenGateway ();
+use POSIX ();
+use Time::HiRes ();
 
 my $http = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
 
@@ -77,6 +79,38 @@ sub ids_fast
 		{ headers => { Authorization => "Bearer $secret" } });
 	return () unless $r->{status} == 200 && $r->{content} =~ /"ids"\s*:\s*\[([^\]]*)\]/;
 	return $1 =~ /(\d+)/g;
+}
+
+# a and b draw at once, $per IDs a request, for $secs seconds (two holders
+# of one worker then meet in the same milliseconds): b's IDs go to $file
+# from a process of its own, a's are returned
+sub draw_at_once
+{
+	my ($a, $b, $file, $per, $secs) = @_;
+	my $kid = fork();
+	die "fork: $!" unless defined $kid;
+	if ($kid == 0)
+	{
+		reset_http();
+		my @got;
+		my $end = Time::HiRes::time() + $secs;
+		while (Time::HiRes::time() < $end) { push @got, ids_fast($b, $per); }
+		open(my $f, '>', $file) or POSIX::_exit(2);
+		print $f join("\n", @got), "\n";
+		close $f;
+		# no END blocks in the child: they belong to the test
+		POSIX::_exit(0);
+	}
+	my @a_got;
+	my $end = Time::HiRes::time() + $secs;
+	while (Time::HiRes::time() < $end)
+	{
+		my @batch = ids_fast($a, $per);
+		push @a_got, @batch;
+		Time::HiRes::usleep(10_000) unless @batch;
+	}
+	waitpid($kid, 0);
+	return @a_got;
 }
 
 # a metric's value (labels included in the name), -1 when absent

@@ -82,23 +82,7 @@ ok($frozen < 45, sprintf('g1 is thawed within its 60 s lease (frozen %.1f s)', $
 kill('CONT', $g1->{pid});
 
 # both draw at once, 5,000 IDs a request, for 3 s
-my $kid = fork();
-die "fork: $!" unless defined $kid;
-if ($kid == 0)
-{
-	IdgenGwRun::reset_http();
-	my @got;
-	my $end = time() + 3;
-	while (time() < $end) { push @got, IdgenGwRun::ids_fast($gx, 5000); }
-	open(my $f, '>', "$tmp/ids_gx") or POSIX::_exit(2);
-	print $f join("\n", @got), "\n";
-	close $f;
-	POSIX::_exit(0);
-}
-my @g1_after;
-my $end = time() + 3;
-while (time() < $end) { my @b = IdgenGwRun::ids_fast($g1, 5000); push @g1_after, @b; usleep(10_000) unless @b; }
-waitpid($kid, 0);
+my @g1_after = IdgenGwRun::draw_at_once($g1, $gx, "$tmp/ids_gx", 5000, 3);
 {
 	open(my $f, '>', "$tmp/ids_g1") or die;
 	print $f join("\n", @g1_before, @g1_after), "\n";
