@@ -8,17 +8,14 @@ EXTVERSION = 0.7
 .DEFAULT_GOAL := all
 
 MODULE_big = idgen
-OBJS = src/idgen.o src/nodestate.o src/clock.o src/generate.o \
-       src/generate_sql.o src/type_idgen.o src/decode.o \
-       src/status.o src/admin.o src/bgworker.o \
-       src/type_idgen128.o src/timecmp.o \
-       src/layout.o src/tick.o src/idtext.o src/uuid7.o \
-       src/siphash.o src/mask.o src/mask_sql.o src/stats.o \
-       src/epochs.o src/epoch_sql.o src/registry.o src/fleet.o src/auditq.o \
-       src/utility_hook.o src/clockpace.o src/lease.o src/audit.o \
-       src/clockwatch.o src/nodelocal.o src/localmark.o src/nodeconf.o \
-       src/typeid.o src/typeid_sql.o \
-       src/leaseanswer.o src/keyed_sql.o src/leaseclient.o
+# the layers, by folder (docs/development.md): src/core/ pure C shared with
+# the gateway, src/adt/ the SQL-callable types and functions, src/worker/
+# the background worker and its lease client, and the node runtime in src/
+CORE_OBJS   = $(patsubst %.c,%.o,$(sort $(wildcard src/core/*.c)))
+ADT_OBJS    = $(patsubst %.c,%.o,$(sort $(wildcard src/adt/*.c)))
+WORKER_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/worker/*.c)))
+NODE_OBJS   = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+OBJS = $(NODE_OBJS) $(ADT_OBJS) $(WORKER_OBJS) $(CORE_OBJS)
 # sql/idgen.sql is the current schema; a fresh CREATE EXTENSION runs it, as
 # the install script of EXTVERSION.  The idgen--*.sql at the top are the
 # oldest install script (0.1) and the upgrade scripts, for ALTER EXTENSION
@@ -26,7 +23,7 @@ OBJS = src/idgen.o src/nodestate.o src/clock.o src/generate.o \
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(wildcard $(EXTENSION)--*.sql)
 # PGXS tracks no header dependencies: rebuild everything when a header changes
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h)
 PGFILEDESC = "idgen - unique, time-sortable IDs"
 
 # test/sql/*.sql with test/expected/*.out, in one database: setup checks the
@@ -52,7 +49,7 @@ PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter
 
 # the background worker reaches a shared registry (idgen.registry) through
 # libpq, as contrib/postgres_fdw and dblink do
-PG_CPPFLAGS = -I$(libpq_srcdir)
+PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
 SHLIB_LINK_INTERNAL = $(libpq)
 
 # The default target is PostgreSQL 15 (Debian 12); 17 and 18 are tested too

@@ -21,8 +21,8 @@
 #include "errcodes.h"
 #include "generate.h"
 #include "nodestate.h"
-#include "registry.h"
-#include "tick.h"
+#include "settings.h"
+#include "core/tick.h"
 
 static IdgenBackendSlot *my_slot = NULL;
 static bool recovery_over = false;

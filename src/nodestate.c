@@ -16,8 +16,8 @@
 
 #include "base.h"
 #include "clock.h"
-#include "nodeconf.h"
-#include "tick.h"
+#include "settings.h"
+#include "core/tick.h"
 
 #define IDGEN_LWLOCK_TRANCHE "idgen"
 

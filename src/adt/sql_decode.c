@@ -1,10 +1,10 @@
 /*
- * decode.c - taking 64-bit IDs apart, and IDs bounding a moment in time
+ * sql_decode.c - taking 64-bit IDs apart, and IDs bounding a moment in time
  *
  * Each ID is read with the layout epoch it was issued under, found from its
  * value alone (see epochs.h); a moment in time is read with the epoch in
  * force then.  These work without shared_preload_libraries too (see
- * epoch_sql.c for where the list of epochs comes from).
+ * sql_epoch.c for where the list of epochs comes from).
  */
 #include "base.h"
 
@@ -12,8 +12,8 @@
 #include "funcapi.h"
 #include "utils/timestamp.h"
 
-#include "decode.h"
-#include "epoch_sql.h"
+#include "sql_decode.h"
+#include "sql_epoch.h"
 
 /*
  * The layout in force at ts, and ts in its milliseconds, clamped so the

@@ -30,7 +30,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "fleet.h"
+#include "core/fleet.h"
 #include "registry.h"
 
 /* a request to the remote registry gives up after this long */
@@ -46,15 +46,9 @@ static bool aborting = false;	/* in registry_abort(): no upkeep, no errors */
 static bool final_phase = false;
 static int	final_timeout_ms = 0;
 static MemoryContext result_cxt = NULL;
-static char display_buf[300];
 /* why the last low-level remote call failed */
 static char remote_error[512];
 
-bool
-registry_is_remote(void)
-{
-	return idgen_registry != NULL && idgen_registry[0] != '\0';
-}
 
 void
 registry_init(bool (*should_stop) (void), void (*while_waiting) (void))
@@ -63,18 +57,6 @@ registry_init(bool (*should_stop) (void), void (*while_waiting) (void))
 	wait_hook = while_waiting;
 }
 
-const char *
-registry_display(void)
-{
-	if (!registry_is_remote())
-		snprintf(display_buf, sizeof(display_buf),
-				 "this instance, database %s",
-				 idgen_database ? idgen_database : "postgres");
-	else
-		(void) idgen_conninfo_display(idgen_registry, display_buf,
-									  sizeof(display_buf));
-	return display_buf;
-}
 
 static int64
 mono_ms(void)
@@ -563,59 +545,4 @@ registry_set_final(int timeout_ms)
 {
 	final_phase = true;
 	final_timeout_ms = timeout_ms;
-}
-
-/* the settings of this module (see _PG_init) */
-int			idgen_lease_ttl_ms = 30000;
-char	   *idgen_database = NULL;
-char	   *idgen_registry = NULL;
-
-/*
- * Only whether the string parses: libpq's own complaint may quote the
- * string, password included, and this message goes to the server log.
- */
-static bool
-check_registry(char **newval, void **extra, GucSource source)
-{
-	char		buf[8];
-
-	if (*newval == NULL || (*newval)[0] == '\0')
-		return true;
-	if (!idgen_conninfo_display(*newval, buf, sizeof(buf)))
-	{
-		GUC_check_errdetail("idgen.registry is not a valid libpq connection string.");
-		return false;
-	}
-	return true;
-}
-
-void
-registry_define_gucs(void)
-{
-	DefineCustomIntVariable("idgen.lease_ttl",
-							"How long a worker lease lasts without renewal.",
-							"The background worker renews it every tenth of it (at most every 2 s); without an answer the node issues until a twentieth of it (at least 100 ms) before its end.",
-							&idgen_lease_ttl_ms,
-							30000, 1000, 3600 * 1000,
-							PGC_SIGHUP, GUC_UNIT_MS,
-							NULL, NULL, NULL);
-}
-
-void
-registry_define_preload_gucs(void)
-{
-	DefineCustomStringVariable("idgen.database",
-							   "Database where the background worker keeps the worker lease table.",
-							   "The worker creates the extension there if it is missing.",
-							   &idgen_database,
-							   "postgres",
-							   PGC_POSTMASTER, 0,
-							   NULL, NULL, NULL);
-	DefineCustomStringVariable("idgen.registry",
-							   "Connection string of the shared lease registry of a fleet; empty: this instance.",
-							   "The background worker leases worker ids there over its own connection. Keep passwords in a password file: the setting is readable by superusers.",
-							   &idgen_registry,
-							   "",
-							   PGC_POSTMASTER, GUC_SUPERUSER_ONLY,
-							   check_registry, NULL, NULL);
 }

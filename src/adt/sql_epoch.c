@@ -1,5 +1,5 @@
 /*
- * epoch_sql.c - layout epochs as SQL sees them: the list decoding uses,
+ * sql_epoch.c - layout epochs as SQL sees them: the list decoding uses,
  * reading idgen.epoch, and planning a new layout for idgen_schedule_layout()
  *
  * Which list decodes an ID: the node's own, in shared memory, once the
@@ -20,7 +20,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 
-#include "epoch_sql.h"
+#include "sql_epoch.h"
 #include "nodestate.h"
 
 static IdgenEpochList shared_copy;

@@ -17,6 +17,7 @@
 #define IDGEN_REGISTRY_H
 
 #include "base.h"
+#include "settings.h"
 
 typedef struct RegistryRows
 {
@@ -32,7 +33,6 @@ registry_value(const RegistryRows *rows, int row, int col)
 }
 
 /* true when idgen.registry names a registry outside this instance */
-extern bool registry_is_remote(void);
 
 /*
  * Called once by the background worker: should_stop() is asked whenever a
@@ -59,17 +59,11 @@ extern void registry_close(void);
 extern void registry_set_final(int timeout_ms);
 
 /* "host=... port=... dbname=..." of the registry, or a local description */
-extern const char *registry_display(void);
 
 /* transactions in this instance's idgen.database, for the node's own tables */
 extern void local_begin(const char *activity);
 extern void local_commit(void);
 
 /* settings (GUCs) this module defines */
-extern int	idgen_lease_ttl_ms;
-extern char *idgen_database;
-extern char *idgen_registry;
-extern void registry_define_gucs(void);
-extern void registry_define_preload_gucs(void);
 
 #endif							/* IDGEN_REGISTRY_H */

@@ -1,12 +1,12 @@
 /*
- * keyed_sql.c - what a keyed batch keeps: the run of ticks it reserved
+ * sql_keyed.c - what a keyed batch keeps: the run of ticks it reserved
  *
  * idgen_next_batch(count, request_key) (idgen.keyed_batch in
  * sql/idgen.sql) used to keep every ID it returned, up to 16 MB a batch.
  * A batch is a reserved run of ticks under one layout, so the run (its
  * first tick and the layout's fields; for idgen128 a random key from which
  * SipHash-2-4 makes each ID's 48-bit tail) says everything: a retry makes
- * the same IDs from it again (idgen.batch_run_ids, generate_sql.c, and
+ * the same IDs from it again (idgen.batch_run_ids, sql_generate.c, and
  * idgen.batch_run_ids128, type_idgen128.c), whatever the count.
  */
 #include "postgres.h"
@@ -16,7 +16,7 @@
 #include "utils/builtins.h"
 
 #include "generate.h"
-#include "generate_sql.h"
+#include "sql_generate.h"
 #include "nodestate.h"
 
 /*

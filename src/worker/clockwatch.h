@@ -26,8 +26,5 @@ extern void clockwatch_confirm_by_registry(IdgenWorker *w, const IdgenSkew *skew
 extern void clockwatch_check_horizon(IdgenWorker *w);
 
 /* settings (GUCs) this module defines */
-extern int	idgen_horizon_warning_min;
-extern int	idgen_max_skew_ms;
-extern void clockwatch_define_gucs(void);
 
 #endif							/* IDGEN_CLOCKWATCH_H */

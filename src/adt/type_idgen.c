@@ -10,7 +10,7 @@
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 
-#include "idtext.h"
+#include "core/idtext.h"
 
 /* idgen_in: strict decimal, so a value has one spelling (bar leading zeros) */
 PG_FUNCTION_INFO_V1(idgen_in);

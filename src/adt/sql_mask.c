@@ -1,5 +1,5 @@
 /*
- * mask_sql.c - masked public IDs in SQL: idgen_mask(), idgen_unmask(),
+ * sql_mask.c - masked public IDs in SQL: idgen_mask(), idgen_unmask(),
  * idgen_unmask128() and idgen_rotate_mask_key()
  *
  * The permutation and the token format are pure C (mask.h).  What is here
@@ -48,8 +48,8 @@
 #include "utils/snapmgr.h"
 #include "utils/uuid.h"
 
-#include "mask.h"
-#include "uuid7.h"
+#include "core/mask.h"
+#include "core/uuid7.h"
 
 /* a token longer than this is shown cut short in error messages */
 #define SHOWN_TOKEN_MAX 64

@@ -17,10 +17,10 @@
 
 #include "lib/stringinfo.h"
 
-#include "clockpace.h"
+#include "core/clockpace.h"
 #include "clock.h"
-#include "fleet.h"
-#include "leaseclient.h"
+#include "core/fleet.h"
+#include "core/leaseclient.h"
 #include "nodestate.h"
 
 /*

@@ -1,8 +1,8 @@
 /*
- * generate_sql.c - idgen_next(), idgen_next_batch() and the batch body
+ * sql_generate.c - idgen_next(), idgen_next_batch() and the batch body
  *
  * The reservation itself is generate.c's; this is how SQL asks for it.
- * A keyed batch's run is reserved and regenerated in keyed_sql.c.
+ * A keyed batch's run is reserved and regenerated in sql_keyed.c.
  */
 #include "postgres.h"
 
@@ -12,7 +12,7 @@
 #include "utils/tuplestore.h"
 
 #include "generate.h"
-#include "generate_sql.h"
+#include "sql_generate.h"
 #include "nodestate.h"
 
 /* idgen_next(): the next ID of this node */

@@ -120,22 +120,6 @@ while_waiting(void)
 		lease_keep(the_worker);
 }
 
-void
-idgen_register_bgworker(void)
-{
-	BackgroundWorker worker;
-
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = 5;
-	snprintf(worker.bgw_library_name, BGW_MAXLEN, "idgen");
-	snprintf(worker.bgw_function_name, BGW_MAXLEN, "idgen_bgworker_main");
-	snprintf(worker.bgw_name, BGW_MAXLEN, "idgen lease worker");
-	snprintf(worker.bgw_type, BGW_MAXLEN, "idgen lease worker");
-	RegisterBackgroundWorker(&worker);
-}
-
 /* Bookkeeping after a unit of work failed. */
 static void
 work_failed(IdgenWorker *w, const char *message)

@@ -12,6 +12,7 @@
 
 #include "audit.h"
 #include "clockwatch.h"
+#include "settings.h"
 
 /* how often the horizon warning repeats */
 #define IDGEN_HORIZON_EVERY_MS (24 * 3600 * 1000)
@@ -143,27 +144,4 @@ clockwatch_check_horizon(IdgenWorker *w)
 			(errmsg("idgen: %s", detail),
 			 errhint("IDs need a layout with a later horizon; until then this node cannot issue.")));
 	audit_queue(w, "horizon_warning", detail);
-}
-
-/* the settings of this module (see _PG_init) */
-int			idgen_horizon_warning_min = 1825 * 24 * 60;
-int			idgen_max_skew_ms = 1000;
-
-void
-clockwatch_define_gucs(void)
-{
-	DefineCustomIntVariable("idgen.horizon_warning",
-							"Warn this long before the layout's time field runs out.",
-							NULL,
-							&idgen_horizon_warning_min,
-							1825 * 24 * 60, 0, INT_MAX,
-							PGC_SIGHUP, GUC_UNIT_MIN,
-							NULL, NULL, NULL);
-	DefineCustomIntVariable("idgen.max_skew",
-							"How far this node's clock may be from the registry's before the node stops issuing.",
-							"Checked at every lease and renewal; 0 turns the check off.",
-							&idgen_max_skew_ms,
-							1000, 0, 3600 * 1000,
-							PGC_SIGHUP, GUC_UNIT_MS,
-							NULL, NULL, NULL);
 }

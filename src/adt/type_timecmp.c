@@ -1,5 +1,5 @@
 /*
- * timecmp.c - comparing IDs with timestamps, so "id >= now() - interval
+ * type_timecmp.c - comparing IDs with timestamps, so "id >= now() - interval
  * '1 day'" is answered from the ID's btree index and prunes partitions
  *
  * An ID compares with a timestamp by millisecond: the ID's millisecond
@@ -48,8 +48,8 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-#include "epoch_sql.h"
-#include "uuid7.h"
+#include "sql_epoch.h"
+#include "core/uuid7.h"
 
 /* the ID's millisecond minus the timestamp's, as -1, 0 or 1 */
 static int

@@ -1,5 +1,5 @@
 /*
- * stats.c - idgen.stats: the generator's and the watchdog's counters
+ * sql_stats.c - idgen.stats: the generator's and the watchdog's counters
  *
  * Every counter lives in the node's shared struct (nodestate.h) and comes
  * from idgen_status_snapshot(), but for the collisions the watchdog found

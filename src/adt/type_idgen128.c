@@ -14,12 +14,12 @@
 #include "utils/builtins.h"
 #include "utils/uuid.h"
 
-#include "epoch_sql.h"
+#include "sql_epoch.h"
 #include "generate.h"
-#include "generate_sql.h"
-#include "idtext.h"
-#include "siphash.h"
-#include "uuid7.h"
+#include "sql_generate.h"
+#include "core/idtext.h"
+#include "core/siphash.h"
+#include "core/uuid7.h"
 
 static const char *
 variant_name(uint8 byte8)

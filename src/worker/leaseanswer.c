@@ -8,7 +8,7 @@
 
 #include "audit.h"
 #include "clockwatch.h"
-#include "epoch_sql.h"
+#include "adt/sql_epoch.h"
 #include "leaseanswer.h"
 #include "registry.h"
 

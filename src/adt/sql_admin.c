@@ -1,5 +1,5 @@
 /*
- * admin.c - small SQL-callable pieces behind the operator functions
+ * sql_admin.c - small SQL-callable pieces behind the operator functions
  *
  * The policy (who may call what, what gets audited) lives in the install
  * script's SECURITY DEFINER functions; these only touch shared memory or

@@ -1,5 +1,5 @@
 /*
- * typeid_sql.c - TypeID text in SQL: idgen_typeid(), idgen128_from_typeid(),
+ * sql_typeid.c - TypeID text in SQL: idgen_typeid(), idgen128_from_typeid(),
  * uuid_from_typeid() and typeid_prefix()
  *
  * The text form is pure C (typeid.h).  What is here are the errors: a bad
@@ -15,8 +15,8 @@
 #include "utils/builtins.h"
 #include "utils/uuid.h"
 
-#include "typeid.h"
-#include "uuid7.h"
+#include "core/typeid.h"
+#include "core/uuid7.h"
 
 static text *
 make_typeid(const pg_uuid_t *uuid, text *prefix)

@@ -1,5 +1,5 @@
 /*
- * status.c - idgen_status(): what this node is doing and why
+ * sql_status.c - idgen_status(): what this node is doing and why
  */
 #include "base.h"
 
@@ -9,7 +9,7 @@
 #include "utils/timestamp.h"
 
 #include "nodestate.h"
-#include "registry.h"
+#include "settings.h"
 
 /*
  * columns of the 0.6 signature; each older signature is a prefix of it:

@@ -11,7 +11,7 @@
 #include "utils/memutils.h"
 
 #include "audit.h"
-#include "auditq.h"
+#include "core/auditq.h"
 #include "registry.h"
 
 void

@@ -1,5 +1,5 @@
 /*
- * generate_sql.h - the SQL functions that hand out IDs
+ * sql_generate.h - the SQL functions that hand out IDs
  */
 #ifndef IDGEN_GENERATE_SQL_H
 #define IDGEN_GENERATE_SQL_H

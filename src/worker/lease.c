@@ -19,7 +19,7 @@
 #include "localmark.h"
 #include "nodelocal.h"
 #include "registry.h"
-#include "nodeconf.h"
+#include "settings.h"
 
 /*
  * The lease protocol.  A registry at 0.6 or later takes the holder's drift
