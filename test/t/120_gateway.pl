@@ -183,12 +183,14 @@ like($hd->{'content-type'}, qr{^text/plain}, '/metrics is Prometheus text');
 like($j, qr/^idgen_gateway_up 1$/m, '/metrics: idgen_gateway_up 1');
 like($j, qr/^idgen_gateway_request_duration_seconds_bucket\{le="\+Inf"\} \d+$/m,
 	'/metrics: the latency histogram');
-# the lease's validity and the TTL it counts on (--lease-ttl 3s): a renewal
-# every 0.3 s keeps the validity near 3 s less the margin (0.1 s)
+# the lease's validity and the TTL it counts on: --lease-ttl 3s, but at most
+# the registry's idgen.lease_ttl of 2 s (R1a); a renewal every 0.2 s keeps
+# the validity near 2 s less the margin (0.1 s)
 my ($validity) = $j =~ /^idgen_gateway_lease_validity_seconds (\S+)$/m;
 my ($lease_ttl) = $j =~ /^idgen_gateway_lease_ttl_seconds (\S+)$/m;
-is($lease_ttl, '3.000', '/metrics: idgen_gateway_lease_ttl_seconds is --lease-ttl');
-ok(defined $validity && $validity > 0 && $validity < 3,
+is($lease_ttl, '2.000',
+	"/metrics: idgen_gateway_lease_ttl_seconds is the registry's idgen.lease_ttl, below --lease-ttl");
+ok(defined $validity && $validity > 0 && $validity < 2,
 	'/metrics: idgen_gateway_lease_validity_seconds within the ttl (' . ($validity // 'missing') . ')');
 # every series the gateway's alert rules use is one it serves
 {
