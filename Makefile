@@ -1,4 +1,5 @@
-# idgen - PGXS build.  `make demo` and `make test` install what they need.
+# idgen - PGXS build.  `make demo` and `make test` install what they need,
+# the gateway included.
 
 EXTENSION  = idgen
 EXTVERSION = 0.7
@@ -71,11 +72,13 @@ endif
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 
-# idgen-gateway, the HTTP daemon (gateway/Makefile): built by `make`,
-# installed by `make install` into `pg_config --bindir`
+# idgen-gateway, the HTTP daemon, and the idgen command-line tool
+# (gateway/Makefile) need libmicrohttpd as well, so plain `make` and `make
+# install` leave them out: the extension builds with the server headers and
+# libpq only.  `make gateway` builds them (and says so in one line if
+# libmicrohttpd-dev is missing), `make gateway-install` puts them into
+# `pg_config --bindir` and monitoring/ into `pg_config --sharedir`/idgen/monitoring.
 .PHONY: gateway gateway-install gateway-clean
-all: gateway
-install: gateway-install
 clean: gateway-clean
 gateway:
 	$(MAKE) -C gateway PG_CONFIG=$(PG_CONFIG)
@@ -90,13 +93,13 @@ deps:
 	@scripts/deps.sh
 
 demo: deps
-	$(MAKE) all
-	$(MAKE) install
+	$(MAKE) all gateway
+	$(MAKE) install gateway-install
 	scripts/demo.sh
 
 test: deps
-	$(MAKE) all
-	$(MAKE) install
+	$(MAKE) all gateway
+	$(MAKE) install gateway-install
 	scripts/test.sh
 
 unit:
@@ -110,8 +113,8 @@ model:
 	scripts/model_check.sh
 
 bench: deps
-	$(MAKE) all
-	$(MAKE) install
+	$(MAKE) all gateway
+	$(MAKE) install gateway-install
 	bench/run.sh
 
 # The PGXN release archive idgen-<META.json version>.zip: git archive of HEAD
