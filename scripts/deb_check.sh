@@ -146,10 +146,12 @@ chmod 755 "$work"
 
 # --- the files make install put there, saved -----------------------------------
 
-# every idgen file of the system PostgreSQL, relative to /
+# every idgen file of the system PostgreSQL, relative to /, and any file
+# at the gateway package's paths (none, unless someone put one there)
 saved=()
 for f in "$pkglibdir"/idgen.so "$pkglibdir"/bitcode/idgen.index.bc "$pkglibdir"/bitcode/idgen \
-	"$sharedir"/extension/idgen.control "$sharedir"/extension/idgen--*.sql; do
+	"$sharedir"/extension/idgen.control "$sharedir"/extension/idgen--*.sql \
+	${gwdeb:+/usr/bin/idgen-gateway /usr/bin/idgen /usr/share/idgen}; do
 	[ -e "$f" ] && saved+=("${f#/}")
 done
 if [ ${#saved[@]} -gt 0 ]; then
