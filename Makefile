@@ -123,10 +123,12 @@ bench: deps
 dist:
 	@scripts/dist.sh $(DISTDIR)
 
-# The Debian packages postgresql-{15,17,18}-idgen_<default_version>_<arch>.deb,
-# built by dpkg-buildpackage with pg_buildext (debian/) in a scratch copy of
-# the tree, 15 here and 17 and 18 in their Debian chroots (as root; otherwise
-# 15 only); DEBDIR=dir puts them elsewhere than the top of the tree.
+# The Debian packages postgresql-{15,17,18}-idgen_<default_version>_<arch>.deb
+# and idgen-gateway_<default_version>_<arch>.deb (the gateway, idgen and
+# monitoring/), built by dpkg-buildpackage with pg_buildext (debian/) in a
+# scratch copy of the tree, 15 and the gateway here and 17 and 18 in their
+# Debian chroots (as root; otherwise 15 only); DEBDIR=dir puts them
+# elsewhere than the top of the tree.
 .PHONY: deb
 deb:
 	@scripts/deb.sh $(DEBDIR)
