@@ -7,7 +7,8 @@
 #  2. each Build-Depends is one it checks for: against a copy of dpkg's
 #     status without the package that provides it, dpkg-checkbuilddeps
 #     fails and names it;
-#  3. the build does need the ones whose files it uses: in a private mount
+#  3. the build does need the ones whose files it uses, and Build-Depends
+#     names them: in a private mount
 #     namespace where a copy of /usr/include without libmicrohttpd-dev's
 #     (or libpq-dev's) headers is bound over /usr/include,
 #     `dpkg-buildpackage -b -d` (no dependency check) of a copy of the tree
@@ -116,6 +117,12 @@ else
 	for want in "libmicrohttpd-dev:^gateway: libmicrohttpd's header microhttpd.h is missing" \
 		"libpq-dev:libpq-fe.h: No such file"; do
 		pkg=${want%%:*} sign=${want#*:}
+		# the build needs it, so Build-Depends must name it
+		if printf '%s\n' "${deps[@]}" | grep -q "^$pkg "; then
+			ok "Build-Depends names $pkg"
+		else
+			fail "Build-Depends names $pkg, which the build needs (below)"
+		fi
 		headers=$(dpkg -L "$pkg" 2>/dev/null | grep '^/usr/include/.*\.h$')
 		if [ -z "$headers" ]; then
 			fail "$pkg lists no header under /usr/include (dpkg -L)"
