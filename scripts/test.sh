@@ -79,6 +79,9 @@ layer "fuzz (text parser, brief)" make -C "$root/test/fuzz" -s run
 layer "model check (SPIN)" "$root/scripts/model_check.sh"
 # META.json and `make dist`; in the tree itself, where .git is (a clone)
 layer "dist (META.json, make dist)" python3 "$root/test/dist_check.py"
+# plain make and make install with libmicrohttpd's header hidden, into a
+# relocated copy of PostgreSQL; make gateway says it is missing
+layer "PGXS build without libmicrohttpd" "$root/scripts/build_check.sh"
 layer "pg_regress" regress
 layer "isolation" isolation
 layer "sanitizers (regress and isolation under ASan+UBSan)" "$root/scripts/sanitize.sh"
