@@ -6,15 +6,18 @@
 # (make test's TAP layer does both).  Without it this file fails: it never
 # skips.  The tree's release is the installation the TAP layer uses.
 #
-# Two rounds, each on a fresh fleet of a registry and two nodes started on
-# the previous release, with two clients per node drawing batches of IDs
-# without a pause, each call on a new connection, its start and end timed:
+# Three rounds, each on a fresh fleet of a registry and two nodes started
+# on the previous release, with two clients per node drawing batches of IDs
+# without a pause, each call on a new connection, its start and end timed.
+# To upgrade a member: stop it, start it on the new release's binaries on
+# the same data directory, ALTER EXTENSION idgen UPDATE (in the registry
+# database, postgres, on every member).
 #
-#   1. the documented order: the registry, then node 1, then node 2, each
-#      stopped, started on the new release's binaries on the same data
-#      directory and brought up to date with ALTER EXTENSION idgen UPDATE
-#      (in the registry database, postgres, on every member);
-#   2. the other way round: node 1, node 2, then the registry.
+#   1. the documented order: the registry; once its incarnation hold has
+#      ended (a restart holds new grants), node 1, then node 2;
+#   2. the other way round: node 1, node 2, then the registry;
+#   3. the registry, then node 1 at once, inside the hold: node 1 issues
+#      nothing until the hold ends, and refuses (no valid worker lease).
 #
 # In each round: no ID twice; on each node no ID below one a call that ended
 # before it began returned (the issuer never goes backwards, across its
@@ -241,7 +244,8 @@ sub upgrade_member
 
 sub round
 {
-	my ($round, @order) = @_;
+	my ($round, $order, %opt) = @_;
+	my @order = @$order;
 	my $registry = old_member("registry$round", '');
 	ok(wait_extension($registry), "round $round: registry: the extension exists");
 	my @nodes = map {
@@ -283,8 +287,25 @@ sub round
 		my ($t_stop, $t_up) = upgrade_member($m, $round);
 		ok(wait_state($_), "round $round: after $name: " . $_->name . ' active') for @nodes;
 		push @steps, [ $name, $t_stop, $t_up, time() ];
-		# steady load before the next step
-		sleep 3;
+		if ($name eq 'registry' && $opt{wait_hold})
+		{
+			# the restart is a new incarnation: the registry grants no
+			# block until its hold ends, so a node restarted before then
+			# waits for it (round 3 shows what that costs)
+			ok( $registry->poll_query_until('postgres', qq{
+SELECT since > to_timestamp($t_stop) AND hold_until < clock_timestamp()
+FROM idgen.registry_incarnation}),
+				"round $round: the registry's incarnation hold ended");
+			diag sprintf "round %d: the registry's incarnation hold: %s s, over %.1f s after its stop",
+			  $round, $registry->safe_psql('postgres', q{
+SELECT round(extract(epoch FROM hold_until - since), 1) FROM idgen.registry_incarnation}),
+			  time() - $t_stop;
+		}
+		else
+		{
+			# steady load before the next step
+			sleep 3;
+		}
 	}
 	my $t_end = time();
 	open my $fh, '>', $stop or die $!;
@@ -339,15 +360,31 @@ sub round
 		{
 			my $other = $name eq 'node1' ? 'node2' : 'node1';
 			my $p = $pause{$name};
-			cmp_ok($p->[1] - $p->[0], '>=', $t_up - $t_stop,
-				"round $round: $name: its pause spans its restart");
+			ok($p->[0] <= $t_stop && $p->[1] >= $t_up,
+				"round $round: $name: its longest pause spans its restart");
 			my $issued = answers_in($calls{$other}, @$p);
 			cmp_ok($issued, '>', 0,
 				"round $round: $other issued throughout $name\'s pause ($issued calls answered)");
 		}
 	}
-	my @fleet = map { [ $_->[1], 0 ] } grep { $_->[2] } map { @{ $calls{$_} } } qw(node1 node2);
-	my $fleet_gap = pause_in(gaps(\@fleet, $t_begin, $t_end), $t_begin, $t_end);
+	if ($opt{hold_costs})
+	{
+		# node1 restarted right after the registry, inside its hold
+		my ($hold_until) = $registry->safe_psql('postgres',
+			'SELECT extract(epoch FROM hold_until) FROM idgen.registry_incarnation');
+		my ($s) = grep { $_->[0] eq 'node1' } @steps;
+		my ($first) = sort { $a <=> $b } map { $_->[1] } grep { $_->[2] && $_->[1] > $s->[1] } @{ $calls{node1} };
+		ok($s->[2] < $hold_until,
+			"round $round: node1 was up again before the registry's hold ended");
+		cmp_ok($first, '>', $hold_until,
+			"round $round: node1 issued its first ID after it only once the hold ended");
+		cmp_ok(scalar(grep { !$_->[2] && $_->[0] > $s->[2] && $_->[3] =~ /no valid worker lease/ } @{ $calls{node1} }),
+			'>', 0, "round $round: until then node1 refused: idgen has no valid worker lease");
+		diag sprintf "round %d: node1, up %.1f s before the registry's hold ended, issued again %.1f s after it ended",
+		  $round, $hold_until - $s->[2], $first - $hold_until;
+	}
+	my $fleet_gap = pause_in(gaps([ map { @{ $calls{$_} } } qw(node1 node2) ], $t_begin, $t_end),
+		$t_begin, $t_end);
 	diag sprintf "round %d: the fleet's longest pause (no node answering): %.2f s",
 	  $round, $fleet_gap->[1] - $fleet_gap->[0];
 
@@ -361,7 +398,8 @@ sub round
 	$_->stop for ($registry, @nodes);
 }
 
-round(1, qw(registry node1 node2));
-round(2, qw(node1 node2 registry));
+round(1, [qw(registry node1 node2)], wait_hold => 1);
+round(2, [qw(node1 node2 registry)]);
+round(3, [qw(registry node1 node2)], hold_costs => 1);
 
 done_testing();
