@@ -246,10 +246,10 @@ sub round
 {
 	my ($round, $order, %opt) = @_;
 	my @order = @$order;
-	my $registry = old_member("registry$round", '');
+	my $registry = old_member("r${round}_registry", '');
 	ok(wait_extension($registry), "round $round: registry: the extension exists");
 	my @nodes = map {
-		old_member("node${round}_$_", "idgen.registry = '" . registry_conn($registry) . "'\n")
+		old_member("r${round}_node$_", "idgen.registry = '" . registry_conn($registry) . "'\n")
 	} 1 .. 2;
 	my %member = (registry => $registry, node1 => $nodes[0], node2 => $nodes[1]);
 	for my $m ($registry, @nodes)
@@ -360,8 +360,6 @@ SELECT round(extract(epoch FROM hold_until - since), 1) FROM idgen.registry_inca
 		{
 			my $other = $name eq 'node1' ? 'node2' : 'node1';
 			my $p = $pause{$name};
-			ok($p->[0] <= $t_stop && $p->[1] >= $t_up,
-				"round $round: $name: its longest pause spans its restart");
 			my $issued = answers_in($calls{$other}, @$p);
 			cmp_ok($issued, '>', 0,
 				"round $round: $other issued throughout $name\'s pause ($issued calls answered)");
@@ -373,11 +371,11 @@ SELECT round(extract(epoch FROM hold_until - since), 1) FROM idgen.registry_inca
 		my ($hold_until) = $registry->safe_psql('postgres',
 			'SELECT extract(epoch FROM hold_until) FROM idgen.registry_incarnation');
 		my ($s) = grep { $_->[0] eq 'node1' } @steps;
-		my ($first) = sort { $a <=> $b } map { $_->[1] } grep { $_->[2] && $_->[1] > $s->[1] } @{ $calls{node1} };
+		my ($first) = sort { $a <=> $b } map { $_->[1] } grep { $_->[2] && $_->[0] > $s->[2] } @{ $calls{node1} };
 		ok($s->[2] < $hold_until,
 			"round $round: node1 was up again before the registry's hold ended");
 		cmp_ok($first, '>', $hold_until,
-			"round $round: node1 issued its first ID after it only once the hold ended");
+			"round $round: node1's first call after its start to be answered ended after the hold");
 		cmp_ok(scalar(grep { !$_->[2] && $_->[0] > $s->[2] && $_->[3] =~ /no valid worker lease/ } @{ $calls{node1} }),
 			'>', 0, "round $round: until then node1 refused: idgen has no valid worker lease");
 		diag sprintf "round %d: node1, up %.1f s before the registry's hold ended, issued again %.1f s after it ended",
