@@ -8,7 +8,8 @@
 #
 # Three rounds, each on a fresh fleet of a registry and two nodes started
 # on the previous release, with two clients per node drawing batches of IDs
-# without a pause, each call on a new connection, its start and end timed.
+# without a pause, each call on a new connection, its start and end timed,
+# and pgbench inserting batches of IDs into a table on each node.
 # To upgrade a member: stop it, start it on the new release's binaries on
 # the same data directory, ALTER EXTENSION idgen UPDATE (in the registry
 # database, postgres, on every member).
@@ -146,6 +147,29 @@ sub start_client
 	POSIX::_exit(0);
 }
 
+# A pgbench load: 2 clients inserting batches of 10 IDs into table drawn,
+# in runs of 2 s (a run ends early when the node restarts; the next one
+# connects again), until $stop exists.
+sub start_pgbench
+{
+	my ($node, $dir, $stop) = @_;
+	my $script = "$dir/" . $node->name . '.pgbench';
+	open my $fh, '>', $script or die $!;
+	print $fh "INSERT INTO drawn (id) SELECT idgen_next() FROM generate_series(1, 10);\n";
+	close $fh;
+	my @cmd = ("$new_path/bin/pgbench", '-n', '-q', '-T', '2', '-c', '2', '-f', $script,
+		'-h', $node->host, '-p', $node->port, 'postgres');
+	my $pid = fork();
+	die "fork: $!" unless defined $pid;
+	return $pid if $pid;
+	until (-e $stop)
+	{
+		IPC::Run::run(\@cmd, '<', \undef, '>', '/dev/null', '2>', '/dev/null')
+		  or sleep 0.1;
+	}
+	POSIX::_exit(0);
+}
+
 # the calls of a node's clients: [ t0, t1, [ids] ] or [ t0, t1, undef, error ]
 sub read_calls
 {
@@ -260,6 +284,7 @@ sub round
 	for my $n (@nodes)
 	{
 		ok(wait_state($n), "round $round: " . $n->name . ': active');
+		$n->safe_psql('postgres', 'CREATE TABLE drawn (id bigint NOT NULL)');
 		is(ext_version($n), $old_version, "round $round: " . $n->name . ": extension at $old_version");
 	}
 
@@ -274,6 +299,7 @@ sub round
 			push @{ $files{"node$i"} }, $f;
 			push @pids, start_client($nodes[ $i - 1 ], $f, $stop);
 		}
+		push @pids, start_pgbench($nodes[ $i - 1 ], $dir, $stop);
 	}
 	my $t_begin = time();
 	sleep 3;
@@ -327,8 +353,18 @@ SELECT round(extract(epoch FROM hold_until - since), 1) FROM idgen.registry_inca
 			$dup++ if $seen{$_}++;
 		}
 	}
-	cmp_ok($n_ids, '>', 0, "round $round: the clients drew IDs ($n_ids)");
-	is($dup, 0, "round $round: no ID twice across the fleet");
+	my $n_client = $n_ids;
+	for my $n (@nodes)
+	{
+		for (split /\n/, $n->safe_psql('postgres', 'SELECT id FROM drawn'))
+		{
+			$n_ids++;
+			$dup++ if $seen{$_}++;
+		}
+	}
+	cmp_ok($n_client, '>', 0, "round $round: the clients drew IDs ($n_client)");
+	cmp_ok($n_ids - $n_client, '>', 0, "round $round: pgbench inserted IDs (" . ($n_ids - $n_client) . ')');
+	is($dup, 0, "round $round: no ID twice across the fleet ($n_ids)");
 
 	for my $n (qw(node1 node2))
 	{
