@@ -157,14 +157,14 @@ sub start_pgbench
 	open my $fh, '>', $script or die $!;
 	print $fh "INSERT INTO drawn (id) SELECT idgen_next() FROM generate_series(1, 10);\n";
 	close $fh;
-	my @cmd = ("$new_path/bin/pgbench", '-n', '-q', '-T', '2', '-c', '2', '-f', $script,
+	my @cmd = ("$new_path/bin/pgbench", '-n', '-T', '2', '-c', '2', '-f', $script,
 		'-h', $node->host, '-p', $node->port, 'postgres');
 	my $pid = fork();
 	die "fork: $!" unless defined $pid;
 	return $pid if $pid;
 	until (-e $stop)
 	{
-		IPC::Run::run(\@cmd, '<', \undef, '>', '/dev/null', '2>', '/dev/null')
+		IPC::Run::run(\@cmd, '<', \undef, '>', '/dev/null', '2>>', "$script.err")
 		  or sleep 0.1;
 	}
 	POSIX::_exit(0);
