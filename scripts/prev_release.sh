@@ -10,6 +10,8 @@
 #   - the newest tag vX.Y whose version is at most the tree's
 #     (idgen.control's default_version) and that HEAD contains; or, when no
 #     such tag reached this clone,
+#   - the newest release test/data/releases records (version and commit)
+#     that HEAD contains; or, failing that,
 #   - the last commit before default_version last changed on HEAD's
 #     first-parent line: the commit before the one that moved the tree past
 #     that release.
@@ -61,7 +63,20 @@ for tag in $(git -C "$root" tag --list 'v[0-9]*.[0-9]*' --merged HEAD | sort -t.
 		break
 	fi
 done
-# 2. no tag: the commit before default_version last moved on the first-parent line
+# 2. no tag: the newest release test/data/releases records, at or below the
+# tree's version and in HEAD's history
+if [ -z "$commit" ] && [ -f "$root/test/data/releases" ]; then
+	while read -r v c; do
+		case $v in '' | '#'*) continue ;; esac
+		if version_le "$v" "$tree_version" &&
+			git -C "$root" merge-base --is-ancestor "$c" HEAD 2>/dev/null; then
+			commit=$(git -C "$root" rev-parse "$c^{commit}")
+			version=$v
+			how="no release tag in this clone; test/data/releases names $(git -C "$root" rev-parse --short "$c")"
+		fi
+	done <"$root/test/data/releases"
+fi
+# 3. neither: the commit before default_version last moved on the first-parent line
 if [ -z "$commit" ]; then
 	for c in $(git -C "$root" rev-list --first-parent HEAD -- idgen.control); do
 		parent=$(git -C "$root" rev-parse -q --verify "$c^1" 2>/dev/null) || break
