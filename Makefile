@@ -1,7 +1,7 @@
 # idgen - PGXS build.  `make demo` and `make test` install what they need.
 
 EXTENSION  = idgen
-EXTVERSION = 0.7
+EXTVERSION = 0.8
 
 # the header rule below comes before PGXS's own targets: plain `make` still
 # means `make all`
