@@ -2,7 +2,7 @@
 # the gateway included.
 
 EXTENSION  = idgen
-EXTVERSION = 0.7
+EXTVERSION = 0.8
 
 # the header rule below comes before PGXS's own targets: plain `make` still
 # means `make all`

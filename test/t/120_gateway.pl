@@ -515,17 +515,11 @@ stop_gateway($gt);
 
 # --- 7. two gateways, two nodes, a million IDs -------------------------------------
 
-# gateway b runs as a role with only the grants docs/gateway.md lists
+# gateway b runs as a role with only what docs/gateway.md grants
+# (idgen_grant_gateway; 096 runs the page's set-up as written)
 $registry->safe_psql('postgres', q{
 CREATE ROLE idgen_gateway LOGIN;
-GRANT EXECUTE ON FUNCTION idgen_lease_worker(text, interval),
-    idgen_renew_worker(integer, integer, bigint),
-    idgen_renew_worker(integer, integer, bigint, text, integer),
-    idgen_release_worker(integer, integer, bigint),
-    idgen_release_worker(integer, integer, bigint, text, timestamptz),
-    idgen_lease_range(text, bigint, text),
-    idgen.gateway_remember(text[], text[], smallint[], integer[], text[], bigint),
-    idgen.gateway_purge(integer) TO idgen_gateway;
+SELECT idgen_grant_gateway('idgen_gateway');
 });
 my $gb = start_gateway(name => 'gwb', conn => "$conn user=idgen_gateway",
 	args => [ '--workers', '4' ]);
