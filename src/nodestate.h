@@ -303,6 +303,7 @@ typedef struct IdgenStatusSnapshot
 } IdgenStatusSnapshot;
 
 extern void idgen_status_snapshot(IdgenStatusSnapshot *snap);
+extern bool idgen_logical_clock_ahead(void);
 
 /* layout epochs (the node keeps its copy here) */
 extern void idgen_publish_epochs(const IdgenEpochList *list);
