@@ -127,3 +127,69 @@ REVOKE ALL ON FUNCTION @extschema@.idgen_grant_gateway(regrole) FROM PUBLIC;
 -- idgen.stats_counters() and idgen.fleet to pg_monitor, and idgen_status()
 -- is PUBLIC's; membership in pg_monitor is the one grant
 -- (docs/monitoring.md).
+
+-- ---------------------------------------------------------------------
+-- idgen_disable() and idgen_enable() in another database say so in their
+-- own words (issue 21), not in the lease functions'
+-- ---------------------------------------------------------------------
+CREATE FUNCTION idgen.require_node_database(caller text) RETURNS void
+    LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp AS
+$$
+DECLARE
+    db text := current_setting('idgen.database', true);
+BEGIN
+    IF db IS NULL THEN
+        RAISE EXCEPTION 'idgen is not loaded through shared_preload_libraries'
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Add idgen to shared_preload_libraries.';
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION '%() needs READ COMMITTED isolation', caller
+            USING ERRCODE = 'invalid_transaction_state',
+                  DETAIL = 'It writes the node''s own switch row, which the background worker and other sessions change too; it must see their rows as committed, not as of an older snapshot.';
+    END IF;
+    IF db <> current_database() THEN
+        RAISE EXCEPTION '%() works in database "%", not "%"', caller, db, current_database()
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'idgen.database names the database where this node keeps its own state (its switches, its lease and its audit log); the background worker reads idgen_disable() and idgen_enable() there.',
+                  HINT = format('Connect to database %s.', db);
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION idgen.require_node_database(text) IS 'raise, naming the caller, unless this is the node''s own database (idgen.database) in a READ COMMITTED transaction';
+REVOKE ALL ON FUNCTION idgen.require_node_database(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION @extschema@.idgen_disable(reason text) RETURNS void
+    LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$
+BEGIN
+    PERFORM idgen.require_node_database('idgen_disable');
+    IF reason = '' THEN
+        RAISE EXCEPTION 'a reason is required to disable idgen'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    INSERT INTO idgen.node_control (node_sysid, disabled_reason)
+    VALUES (idgen.node_sysid(), reason)
+    ON CONFLICT (node_sysid) DO UPDATE
+        SET disabled_reason = excluded.disabled_reason,
+            disabled_at = excluded.disabled_at, disabled_by = excluded.disabled_by;
+    PERFORM idgen.set_disabled(true, reason);
+    PERFORM idgen.audit('disabled', reason);
+END
+$$;
+COMMENT ON FUNCTION @extschema@.idgen_disable(text) IS 'stop issuing IDs on this node, with a reason; lasts across restarts';
+REVOKE ALL ON FUNCTION @extschema@.idgen_disable(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION @extschema@.idgen_enable() RETURNS void
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$
+BEGIN
+    PERFORM idgen.require_node_database('idgen_enable');
+    DELETE FROM idgen.node_control WHERE node_sysid = idgen.node_sysid();
+    PERFORM idgen.set_disabled(false, NULL);
+    PERFORM idgen.audit('enabled', NULL);
+    PERFORM idgen.wake_worker();
+END
+$$;
+COMMENT ON FUNCTION @extschema@.idgen_enable() IS 'resume issuing on this node after idgen_disable() or a fence';
+REVOKE ALL ON FUNCTION @extschema@.idgen_enable() FROM PUBLIC;
