@@ -316,77 +316,7 @@ COMMENT ON FUNCTION idgen.request_retention() IS 'how long a request key keeps i
  * key waits on the unique index until the first commits, then reads its
  * batch; if the first rolls back, the second makes its own.
  */
-CREATE FUNCTION idgen.keyed_batch(p_count integer, p_key text, p_width smallint,
-                                  OUT ids @extschema@.idgen[], OUT ids128 @extschema@.idgen128[])
-    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
-$$
-DECLARE
-    now timestamptz;
-    r idgen.batch_request;
-BEGIN
-    IF p_count < 0 THEN
-        RAISE EXCEPTION 'batch size must not be negative: %', p_count
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    IF p_count > 1000000 THEN
-        RAISE EXCEPTION 'a batch with a request key holds at most 1000000 IDs, not %', p_count
-            USING ERRCODE = 'program_limit_exceeded',
-                  HINT = 'Split the request into several keyed batches.';
-    END IF;
-    IF p_key = '' OR length(p_key) > 200 THEN
-        RAISE EXCEPTION 'a request key has 1 to 200 characters, not %', length(p_key)
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-
-    -- a few expired requests go with every call, so no table grows unbounded
-    DELETE FROM idgen.batch_request AS b
-    WHERE b.ctid = ANY (ARRAY(SELECT x.ctid FROM idgen.batch_request AS x
-                              WHERE x.expires_at < pg_catalog.clock_timestamp()
-                              LIMIT 16 FOR UPDATE SKIP LOCKED));
-
-    LOOP
-        now := pg_catalog.clock_timestamp();
-        SELECT * INTO r FROM idgen.batch_request AS b
-        WHERE b.owner_role = session_user AND b.request_key = p_key AND b.width = p_width;
-        IF FOUND AND r.expires_at > now THEN
-            IF r.count <> p_count THEN
-                RAISE EXCEPTION 'request key "%" was used for a batch of % IDs, not %',
-                                p_key, r.count, p_count
-                    USING ERRCODE = 'invalid_parameter_value',
-                          DETAIL = 'A retry must ask for the same batch it retries.';
-            END IF;
-            ids := r.ids;
-            ids128 := r.ids128;
-            RETURN;
-        END IF;
-        IF FOUND THEN
-            DELETE FROM idgen.batch_request AS b
-            WHERE b.owner_role = session_user AND b.request_key = p_key
-              AND b.width = p_width AND b.expires_at <= now;
-        END IF;
-        BEGIN
-            IF p_width = 64 THEN
-                ids := ARRAY(SELECT @extschema@.idgen_next_batch(p_count));
-            ELSE
-                ids128 := ARRAY(SELECT @extschema@.idgen_next128_batch(p_count));
-            END IF;
-            INSERT INTO idgen.batch_request (owner_role, request_key, width, count, ids, ids128, expires_at)
-            VALUES (session_user, p_key, p_width, p_count, ids, ids128, now + idgen.request_retention());
-            RETURN;
-        EXCEPTION WHEN unique_violation THEN
-            -- someone else stored this key meanwhile: read theirs, which only
-            -- a READ COMMITTED snapshot taken from now on can see
-            IF current_setting('transaction_isolation') <> 'read committed' THEN
-                RAISE EXCEPTION 'request key "%" was stored by a concurrent transaction', p_key
-                    USING ERRCODE = 'serialization_failure',
-                          HINT = 'Retry the transaction.';
-            END IF;
-            ids := NULL;
-            ids128 := NULL;
-        END;
-    END LOOP;
-END
-$$;
+\ir ../udfs/keyed_batch/0.3.sql
 COMMENT ON FUNCTION idgen.keyed_batch(integer, text, smallint) IS 'the batch stored under a request key, or a new one';
 REVOKE ALL ON FUNCTION idgen.keyed_batch(integer, text, smallint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION idgen.keyed_batch(integer, text, smallint) TO PUBLIC;
@@ -438,62 +368,7 @@ REVOKE ALL ON idgen.range_lease FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('idgen.range_lease', '');
 SELECT pg_catalog.pg_extension_config_dump('idgen.range_generation', '');
 
-CREATE FUNCTION @extschema@.idgen_lease_range(owner text, count bigint, request_key text DEFAULT NULL,
-    OUT range_start @extschema@.idgen, OUT range_end @extschema@.idgen, OUT generation bigint)
-    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
-$$
-DECLARE
-    r idgen.range_lease;
-    next_start bigint;
-BEGIN
-    PERFORM idgen.require_registry();
-    IF owner IS NULL OR owner = '' THEN
-        RAISE EXCEPTION 'a range lease needs an owner' USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    IF count IS NULL OR count < 1 THEN
-        RAISE EXCEPTION 'range size must be at least 1, not %', count
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    IF length(request_key) > 200 OR length(owner) > 200 THEN
-        RAISE EXCEPTION 'a range owner and request key have at most 200 characters'
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    PERFORM idgen.lock_registry();
-
-    -- the same key returns the same range: a lost client gets it back
-    IF request_key IS NOT NULL THEN
-        SELECT * INTO r FROM idgen.range_lease AS l
-        WHERE l.owner = idgen_lease_range.owner AND l.request_key = idgen_lease_range.request_key;
-        IF FOUND THEN
-            IF r.range_end::bigint - r.range_start::bigint + 1 <> count THEN
-                RAISE EXCEPTION 'request key "%" of owner "%" leased a range of % IDs, not %',
-                                request_key, owner, r.range_end::bigint - r.range_start::bigint + 1, count
-                    USING ERRCODE = 'invalid_parameter_value';
-            END IF;
-            range_start := r.range_start;
-            range_end := r.range_end;
-            generation := r.generation;
-            RETURN;
-        END IF;
-    END IF;
-
-    SELECT coalesce(max(l.range_end::bigint) + 1, 1) INTO next_start FROM idgen.range_lease AS l;
-    IF count > idgen.range_space_end()::bigint - next_start THEN
-        RAISE EXCEPTION 'the range space has no room for % more IDs', count
-            USING ERRCODE = 'program_limit_exceeded',
-                  DETAIL = format('Ranges come from IDs below %s; %s of them are left.',
-                                  idgen.range_space_end(), idgen.range_space_end()::bigint - next_start);
-    END IF;
-    range_start := next_start;
-    range_end := next_start + count - 1;
-    generation := pg_catalog.nextval('idgen.range_generation');
-    INSERT INTO idgen.range_lease (range_start, range_end, owner, generation, request_key)
-    VALUES (range_start, range_end, owner, generation, request_key);
-    PERFORM idgen.audit('range_leased',
-        format('owner %s range %s-%s (%s IDs) generation %s key %s',
-               owner, range_start, range_end, count, generation, coalesce(request_key, 'none')));
-END
-$$;
+\ir ../udfs/idgen_lease_range/0.3.sql
 COMMENT ON FUNCTION @extschema@.idgen_lease_range(text, bigint, text) IS 'lease a block of numeric IDs for an outside generator; the same request key returns the same range';
 REVOKE ALL ON FUNCTION @extschema@.idgen_lease_range(text, bigint, text) FROM PUBLIC;
 
