@@ -77,10 +77,10 @@ all install installcheck:
 endif
 
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_INSTALL) $(SQL_UDFS) scripts/sql_include.sh
-	scripts/sql_include.sh $(SQL_INSTALL) > $@.tmp && mv $@.tmp $@
+	$(SHELL) scripts/sql_include.sh $(SQL_INSTALL) > $@.tmp && mv $@.tmp $@
 
 sql/$(EXTENSION)--%.sql: sql/updates/$(EXTENSION)--%.sql $(SQL_UDFS) scripts/sql_include.sh
-	scripts/sql_include.sh $< > $@.tmp && mv $@.tmp $@
+	$(SHELL) scripts/sql_include.sh $< > $@.tmp && mv $@.tmp $@
 
 # idgen-gateway, the HTTP daemon (gateway/Makefile): built by `make`,
 # installed by `make install` into `pg_config --bindir`

@@ -334,7 +334,7 @@ COMMENT ON OPERATOR @extschema@.> (integer, @extschema@.idgen) IS 'greater than:
 COMMENT ON OPERATOR @extschema@.>= (integer, @extschema@.idgen) IS 'greater than or equal: integer >= idgen';
 
 -- ---------------------------------------------------------------------
--- min() and max() of both types (0.6).  They return the type itself, so
+-- min() and max() (0.6).  They return the type itself, so
 -- idgen_timestamp(max(id)) works; without them max(id) of an idgen went
 -- through the implicit cast to bigint's max() and idgen128 had none.  An
 -- idgen argument matches these exactly, so they win over bigint's.  The

@@ -90,18 +90,19 @@ COMMENT ON FUNCTION @extschema@.idgen128_larger(@extschema@.idgen128, @extschema
 CREATE FUNCTION @extschema@.idgen128_smaller(@extschema@.idgen128, @extschema@.idgen128) RETURNS @extschema@.idgen128 AS 'MODULE_PATHNAME', 'idgen128_smaller' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.idgen128_smaller(@extschema@.idgen128, @extschema@.idgen128) IS 'the smaller of two idgen128, the step of min()';
 
--- casts: every idgen128 is a uuid; a uuid is an idgen128 only if it is a UUIDv7
+-- the cast from uuid, which checks for a UUIDv7
 CREATE FUNCTION @extschema@.idgen128(uuid) RETURNS @extschema@.idgen128
     AS 'MODULE_PATHNAME', 'idgen128_from_uuid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.idgen128(uuid) IS 'cast from uuid; only version 7, variant 10 values';
 
 -- ---------------------------------------------------------------------
 -- Casts: every idgen128 is a uuid; a uuid is an idgen128 only if it is a UUIDv7
 -- ---------------------------------------------------------------------
 
-COMMENT ON FUNCTION @extschema@.idgen128(uuid) IS 'cast from uuid; only version 7, variant 10 values';
 CREATE CAST (@extschema@.idgen128 AS uuid) WITHOUT FUNCTION AS IMPLICIT;
 CREATE CAST (uuid AS @extschema@.idgen128) WITH FUNCTION @extschema@.idgen128(uuid);
 COMMENT ON CAST (@extschema@.idgen128 AS uuid) IS 'every idgen128 is a uuid with the same bytes';
+COMMENT ON CAST (uuid AS @extschema@.idgen128) IS 'explicit cast; refuses anything but a UUIDv7';
 
 -- ---------------------------------------------------------------------
 -- Operators: idgen128 with itself and with uuid, both ways
@@ -216,7 +217,7 @@ CREATE OPERATOR @extschema@.>= (
     RESTRICT = scalargesel, JOIN = scalargejoinsel);
 COMMENT ON OPERATOR @extschema@.>= (uuid, @extschema@.idgen128) IS 'greater than or equal: uuid >= idgen128';
 -- ---------------------------------------------------------------------
--- min() and max() of idgen128 (0.6), as idgen's above
+-- min() and max() of idgen128 (0.6), as idgen's (01_idgen.sql)
 -- ---------------------------------------------------------------------
 
 CREATE AGGREGATE @extschema@.max(@extschema@.idgen128) (
