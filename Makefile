@@ -24,8 +24,8 @@ OBJS = src/idgen.o src/nodestate.o src/clock.o src/generate.o \
 # is assembled from the topic pieces sql/install/NN_*.sql in the order of
 # their numbers; the upgrade scripts, for ALTER EXTENSION UPDATE, are made
 # from their templates in sql/updates/; sql/idgen--0.1.sql, the oldest
-# install, is kept as it was.  In both, the long functions are included
-# from sql/udfs/<function>/<version>.sql (an "\ir" line, expanded by
+# install, is kept as it was.  The long functions are written once, in
+# sql/udfs/<function>/<version>.sql, and included (an "\ir" line, expanded by
 # scripts/sql_include.sh).  test/sql/upgrade.sql checks that a fresh install
 # and the walked chain give the same objects.
 SQL_INSTALL = $(sort $(wildcard sql/install/[0-9][0-9]_*.sql))
