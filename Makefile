@@ -17,12 +17,20 @@ ADT_OBJS    = $(patsubst %.c,%.o,$(sort $(wildcard src/adt/*.c)))
 WORKER_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/worker/*.c)))
 NODE_OBJS   = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 OBJS = $(NODE_OBJS) $(ADT_OBJS) $(WORKER_OBJS) $(CORE_OBJS)
-# sql/idgen.sql is the current schema; a fresh CREATE EXTENSION runs it, as
-# the install script of EXTVERSION.  The idgen--*.sql at the top are the
-# oldest install script (0.1) and the upgrade scripts, for ALTER EXTENSION
-# UPDATE; test/sql/upgrade.sql checks that both ways give the same objects.
-DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
-DATA = $(wildcard $(EXTENSION)--*.sql)
+# The SQL scripts (docs/development.md, "Where the SQL lives"), all in sql/.
+# The install script of EXTVERSION, the one a fresh CREATE EXTENSION runs,
+# is assembled from the topic pieces sql/install/NN_*.sql in the order of
+# their numbers; the upgrade scripts, for ALTER EXTENSION UPDATE, are made
+# from their templates in sql/updates/; sql/idgen--0.1.sql, the oldest
+# install, is kept as it was.  The long functions are written once, in
+# sql/udfs/<function>/<version>.sql, and included (an "\ir" line, expanded by
+# scripts/sql_include.sh).  test/sql/upgrade.sql checks that a fresh install
+# and the walked chain give the same objects.
+SQL_INSTALL = $(sort $(wildcard sql/install/[0-9][0-9]_*.sql))
+SQL_UPDATES = $(patsubst sql/updates/%,sql/%,$(wildcard sql/updates/$(EXTENSION)--*--*.sql))
+SQL_UDFS    = $(wildcard sql/udfs/*/*.sql)
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql $(SQL_UPDATES)
+DATA = sql/$(EXTENSION)--0.1.sql
 # PGXS tracks no header dependencies: rebuild everything when a header changes
 $(OBJS): $(wildcard src/*.h src/*/*.h)
 PGFILEDESC = "idgen - unique, time-sortable IDs"
@@ -66,8 +74,11 @@ all install installcheck:
 	@echo "PostgreSQL server development files are missing: run 'make demo' or 'make test', or install postgresql-server-dev-15." >&2; exit 1
 endif
 
-sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
-	cp $< $@
+sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_INSTALL) $(SQL_UDFS) scripts/sql_include.sh
+	$(SHELL) scripts/sql_include.sh $(SQL_INSTALL) > $@.tmp && mv $@.tmp $@
+
+sql/$(EXTENSION)--%.sql: sql/updates/$(EXTENSION)--%.sql $(SQL_UDFS) scripts/sql_include.sh
+	$(SHELL) scripts/sql_include.sh $< > $@.tmp && mv $@.tmp $@
 
 # idgen-gateway, the HTTP daemon, and the idgen command-line tool
 # (gateway/Makefile) need libmicrohttpd as well, so plain `make` and `make

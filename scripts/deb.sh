@@ -66,7 +66,7 @@ mkdir "$src"
 tar -C "$root" --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
 	--exclude='*.deb' --exclude=./tmp_check --exclude=./results --exclude=./log \
 	--exclude=./regression.diffs --exclude=./regression.out \
-	--exclude='./sql/idgen--*.sql' --exclude='./idgen-*.zip' \
+	--exclude='./sql/idgen--*--*.sql' --exclude="./sql/idgen--$version.sql" --exclude='./idgen-*.zip' \
 	--exclude=./debian/.debhelper --exclude='./debian/postgresql-*-idgen' \
 	-cf - . | tar -C "$src" -xf -
 

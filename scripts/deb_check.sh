@@ -86,7 +86,10 @@ if [ "${1:-}" != --one ]; then
 			rm -rf "$dir/build/debcheck"
 			mkdir -p "$dir/build/debcheck/scripts"
 			cp "$0" "$dir/build/debcheck/scripts/deb_check.sh"
-			cp "$root/idgen.control" "$root"/idgen--*.sql "$dir/build/debcheck/"
+			mkdir -p "$dir/build/debcheck/sql/updates"
+			cp "$root/idgen.control" "$dir/build/debcheck/"
+			cp "$root"/sql/idgen--0.1.sql "$dir/build/debcheck/sql/"
+			cp "$root"/sql/updates/idgen--*--*.sql "$dir/build/debcheck/sql/updates/"
 			cp "${debs[0]}" "$dir/build/debcheck/"
 			idgen_chroot_run "$v" "/build/debcheck/scripts/deb_check.sh --one $v /build/debcheck/$(basename "${debs[0]}")"
 		) || failed+=("$v")
@@ -225,7 +228,8 @@ dpkg -L "$package" >"$work/files"
 # the files the package must have: the library, the control file and every
 # SQL script the tree installs (the upgrade chain and the current version's)
 expected=("$pkglibdir/idgen.so" "$sharedir/extension/idgen.control" "$sharedir/extension/idgen--$version.sql")
-for f in "$root"/idgen--*.sql; do
+# (sql/idgen--0.1.sql, and the upgrade scripts made from sql/updates/)
+for f in "$root"/sql/idgen--0.1.sql "$root"/sql/updates/idgen--*--*.sql; do
 	expected+=("$sharedir/extension/$(basename "$f")")
 done
 missing=()
