@@ -87,6 +87,27 @@ for my $p (sort keys %page)
 }
 ok(@{ $page{fleets}{'conf-setup'} // [] }, 'docs/fleets.md has a conf-setup block');
 
+# README.md's fleet paragraph shows the same set-up in short: each of its
+# statements is one that a page's sql-setup block runs here, word for word
+{
+	open(my $fh, '<', 'README.md') or die "cannot read README.md: $!";
+	my $readme = do { local $/; <$fh> };
+	close $fh;
+	my ($fleet) = $readme =~ /^## Running a fleet\n(.*?)^## /ms;
+	ok(defined $fleet, 'README.md has a "Running a fleet" section');
+	my @statements;
+	while (($fleet // '') =~ /^```sql\n(.*?)^```$/msg)
+	{
+		push @statements, grep { /\S/ } map { s/^\s+|\s+$//gr } split /;/, $1;
+	}
+	ok(@statements, 'README.md\'s fleet section has SQL to set up roles');
+	my $run = join "\n", map { $_->{text} } map { @{ $page{$_}{'sql-setup'} // [] } } sort keys %page;
+	for my $s (@statements)
+	{
+		ok(index($run, "$s;") >= 0, "README.md's \"$s;\" is run by a page's sql-setup block");
+	}
+}
+
 my %password = (
 	node    => 'node-' . join('', map { ('a' .. 'z')[ rand 26 ] } 1 .. 16),
 	gateway => 'gw-' . join('', map { ('a' .. 'z')[ rand 26 ] } 1 .. 16),
