@@ -222,13 +222,29 @@ LABEL = {'src/core': 'src/core/ (pure C)', 'src': 'src/ (node runtime)',
          'src/worker': 'src/worker/ (background worker)',
          'gateway': 'gateway/ (idgen-gateway, idgen)'}
 
+
+
+def folder_modules(fo):
+    return sorted(os.path.basename(m) for m in edges if folder_of(m) == fo)
+
+
 if '--dot' in sys.argv:
+    # one box per folder with its modules, one arrow per pair of folders
+    # labelled with the number of module edges it stands for
     print('digraph layers {')
-    print('  rankdir=BT; node [shape=box, fontname="Helvetica"];')
+    print('  rankdir=BT; nodesep=0.5; ranksep=0.7;')
+    print('  node [shape=box, fontname="Helvetica", fontsize=11];')
+    print('  edge [fontname="Helvetica", fontsize=10];')
     for fo in FOLDERS:
-        print('  "%s" [label="%s\\n%d files"];' % (fo, LABEL[fo], sum(1 for f in files if folder_of(f) == fo)))
+        ms = folder_modules(fo)
+        rows = [' '.join(ms[i:i + 5]) for i in range(0, len(ms), 5)]
+        print('  "%s" [label="%s, %d modules\\n\\n%s"];'
+              % (fo, LABEL[fo], len(ms), '\\n'.join(rows)))
     for (a, b), k in sorted(folder_edges.items()):
-        print('  "%s" -> "%s" [label="%d"];' % (a, b, k))
+        # the fewer of two opposite arrows is dashed and does not rank
+        against = folder_edges.get((b, a), 0) > k
+        print('  "%s" -> "%s" [label="%d"%s];'
+              % (a, b, k, ', style=dashed, constraint=false' if against else ''))
     print('}')
 elif '--folders' in sys.argv:
     for (a, b), k in sorted(folder_edges.items()):
@@ -244,5 +260,6 @@ for p in problems:
 if problems:
     sys.exit(1)
 if '--dot' not in sys.argv:
-    print('modules: %d in %d folders, no include cycle, layer rules kept'
-          % (len(edges), len(FOLDERS)))
+    print('modules: %d in %d folders (%s), no include cycle, layer rules kept'
+          % (len(edges), len(FOLDERS),
+             ', '.join('%s/ %d' % (fo, len(folder_modules(fo))) for fo in FOLDERS)))
