@@ -1,4 +1,5 @@
-# idgen - PGXS build.  `make demo` and `make test` install what they need.
+# idgen - PGXS build.  `make demo` and `make test` install what they need,
+# the gateway included.
 
 EXTENSION  = idgen
 EXTVERSION = 0.7
@@ -68,11 +69,13 @@ endif
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 
-# idgen-gateway, the HTTP daemon (gateway/Makefile): built by `make`,
-# installed by `make install` into `pg_config --bindir`
+# idgen-gateway, the HTTP daemon, and the idgen command-line tool
+# (gateway/Makefile) need libmicrohttpd as well, so plain `make` and `make
+# install` leave them out: the extension builds with the server headers and
+# libpq only.  `make gateway` builds them (and says so in one line if
+# libmicrohttpd-dev is missing), `make gateway-install` puts them into
+# `pg_config --bindir` and monitoring/ into `pg_config --sharedir`/idgen/monitoring.
 .PHONY: gateway gateway-install gateway-clean
-all: gateway
-install: gateway-install
 clean: gateway-clean
 gateway:
 	$(MAKE) -C gateway PG_CONFIG=$(PG_CONFIG)
@@ -87,13 +90,13 @@ deps:
 	@scripts/deps.sh
 
 demo: deps
-	$(MAKE) all
-	$(MAKE) install
+	$(MAKE) all gateway
+	$(MAKE) install gateway-install
 	scripts/demo.sh
 
 test: deps
-	$(MAKE) all
-	$(MAKE) install
+	$(MAKE) all gateway
+	$(MAKE) install gateway-install
 	scripts/test.sh
 
 unit:
@@ -112,8 +115,8 @@ docs-graph:
 	python3 scripts/include_graph.py --dot | dot -Tsvg -o docs/layers.svg
 
 bench: deps
-	$(MAKE) all
-	$(MAKE) install
+	$(MAKE) all gateway
+	$(MAKE) install gateway-install
 	bench/run.sh
 
 # The PGXN release archive idgen-<META.json version>.zip: git archive of HEAD
@@ -122,10 +125,12 @@ bench: deps
 dist:
 	@scripts/dist.sh $(DISTDIR)
 
-# The Debian packages postgresql-{15,17,18}-idgen_<default_version>_<arch>.deb,
-# built by dpkg-buildpackage with pg_buildext (debian/) in a scratch copy of
-# the tree, 15 here and 17 and 18 in their Debian chroots (as root; otherwise
-# 15 only); DEBDIR=dir puts them elsewhere than the top of the tree.
+# The Debian packages postgresql-{15,17,18}-idgen_<default_version>_<arch>.deb
+# and idgen-gateway_<default_version>_<arch>.deb (the gateway, idgen and
+# monitoring/), built by dpkg-buildpackage with pg_buildext (debian/) in a
+# scratch copy of the tree, 15 and the gateway here and 17 and 18 in their
+# Debian chroots (as root; otherwise 15 only); DEBDIR=dir puts them
+# elsewhere than the top of the tree.
 .PHONY: deb
 deb:
 	@scripts/deb.sh $(DEBDIR)

@@ -275,7 +275,8 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 			/*
 			 * Right after start-up the first lease may be moments away; a
 			 * lease lost later is not won back that soon, and the caller
-			 * hears so within idgen.max_clock_wait (R5).
+			 * hears so within idgen.max_clock_wait (R5,
+			 * docs/concepts.md).
 			 */
 			if ((cfg.state == IDGEN_STATE_STARTING ||
 				 cfg.state == IDGEN_STATE_WAITING_FOR_LEASE) &&

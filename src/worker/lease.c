@@ -125,7 +125,7 @@ hw_target(void)
  * A lease answered to a request sent at wall time sent_wall and pace clock
  * time sent_mono (idgen_pace_clock_ms(), which no clock step moves) ends
  * on the node a TTL after the sending, less a margin for the two clocks'
- * rates (R1, docs/fleets.md): the registry read its clock after we sent,
+ * rates (R1, docs/concepts.md): the registry read its clock after we sent,
  * so its end is later, however far apart the two clocks are.  The lease
  * client (leaseclient.c, the one every holder runs) works it out on the
  * monotonic clock; the wall clock window, which bounds the IDs' stamps,
