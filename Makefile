@@ -95,7 +95,7 @@ gateway-install: gateway
 gateway-clean:
 	$(MAKE) -C gateway clean
 
-.PHONY: deps demo test unit fuzz bench sanitize model
+.PHONY: deps demo test unit fuzz bench sanitize model docs-graph
 
 deps:
 	@scripts/deps.sh
@@ -119,6 +119,11 @@ fuzz:
 # the lease protocol model src/lease.pml, checked exhaustively with SPIN
 model:
 	scripts/model_check.sh
+
+# docs/layers.svg, the picture of the layers in docs/development.md, drawn
+# with Graphviz from the include graph
+docs-graph:
+	python3 scripts/include_graph.py --dot | dot -Tsvg -o docs/layers.svg
 
 bench: deps
 	$(MAKE) all gateway

@@ -77,7 +77,7 @@
 #include "lease.h"
 #include "localmark.h"
 #include "nodelocal.h"
-#include "nodestate.h"
+#include "nodestate_writer.h"
 #include "registry.h"
 
 /* how often the worker takes a step: looks at its lease and the clock */
