@@ -3,7 +3,7 @@
  *
  * scripts/model_check.sh checks it exhaustively in `make test` (`make
  * model` alone): V2 (the protocol being built, DESIGN13 R1-R8, with the fix
- * of RENEWABLE below) must pass, V1 (src/lease.c and sql/idgen.sql today)
+ * of RENEWABLE below) must pass, V1 (src/worker/lease.c and sql/install/06_registry.sql today)
  * and V2 with R7's renewal rule as written must fail, which shows the model
  * can fail.  docs/fleets.md "The model" explains it; docs/concepts.md has
  * the rules in a line each.  Change this file
@@ -13,7 +13,7 @@
  *   -------------------------  ----------------------------------------------
  *   proctype Node              the background worker (src/bgworker.c loop)
  *     acquire / serve_acq      lease_try_acquire() (src/lease.c) and
- *                              idgen.acquire_node_lease (sql/idgen.sql)
+ *                              idgen.acquire_node_lease (sql/udfs/acquire_node_lease/)
  *     renew / serve_ren        lease_renew() and idgen.renew_node_lease
  *     release / serve_rel      lease_release() and idgen.release_node_lease
  *     got_grant, got_renewal   what lease.c does with an answer: publishes
@@ -547,7 +547,7 @@ end:
 	/*
 	 * pg_restore of a dump (S) into a new server: idgen.registry_incarnation
 	 * is not in it.  The server's own node may have leased before the
-	 * restore ran (the restore trigger's comment in sql/idgen.sql: the
+	 * restore ran (the restore trigger's comment in sql/install/18_restore.sql: the
 	 * extension is created and its node leases before the rows come back),
 	 * which recorded the new incarnation as the first one ever (since NULL).
 	 * LHOLD: the restore itself starts the hold (the restore trigger).

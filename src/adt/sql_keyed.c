@@ -2,7 +2,7 @@
  * sql_keyed.c - what a keyed batch keeps: the run of ticks it reserved
  *
  * idgen_next_batch(count, request_key) (idgen.keyed_batch in
- * sql/idgen.sql) used to keep every ID it returned, up to 16 MB a batch.
+ * sql/install/09_batches.sql) used to keep every ID it returned, up to 16 MB a batch.
  * A batch is a reserved run of ticks under one layout, so the run (its
  * first tick and the layout's fields; for idgen128 a random key from which
  * SipHash-2-4 makes each ID's 48-bit tail) says everything: a retry makes
