@@ -208,26 +208,19 @@ idgen_refuse_switch(uint64 count, int epoch_version, int64 need_ms,
 static void
 idgen_refuse_clock(int64 behind_ms, int waited_ms)
 {
-	IdgenShared *sh = idgen_shared;
-	int64		floor_unix_ms;
-	int64		wall_ms = idgen_wall_unix_ms();
-
-	pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
+	pg_atomic_fetch_add_u64(&idgen_shared->clock_refusals, 1);
 
 	/*
-	 * Most often the clock did not step back: the lease began above a mark
-	 * ahead of it (a fenced or uncleanly ended lease of the block may have
-	 * stamped up to its end), and the node waits for the clock to pass it.
+	 * The clock need not have stepped back: the lease may start above the
+	 * mark of another holder of the block (a fenced lease, one that ended
+	 * uncleanly), ahead of the clock, which the node waits to pass.
 	 */
-	LWLockAcquire(sh->lock, LW_SHARED);
-	floor_unix_ms = sh->issued_floor_unix_ms;
-	LWLockRelease(sh->lock);
-	if (floor_unix_ms > wall_ms + idgen_max_drift_ms)
+	if (idgen_foreign_mark_wait() >= 0)
 		ereport(ERROR,
 				(errcode(IDGEN_ERRCODE_CLOCK_BEHIND),
-				 errmsg("idgen waits %lld ms for the clock to pass its lease's starting mark",
-						(long long) (floor_unix_ms - wall_ms)),
-				 errdetail("This node's IDs start above the high-water mark its lease began with, because an earlier holder of the block (a fenced lease, or one that ended without a clean release) may have stamped IDs up to then; IDs may run at most idgen.max_drift (%d ms) ahead of the wall clock, and this call waited %d ms of idgen.max_clock_wait (%d ms).",
+				 errmsg("idgen cannot issue for %lld ms: its lease starts above a mark ahead of the clock",
+						(long long) behind_ms),
+				 errdetail("An earlier holder of the node's workers (a fenced lease, or one that ended without a clean release) may have issued IDs up to that mark, so this node's IDs start above it; IDs may run at most idgen.max_drift (%d ms) ahead of the wall clock, and this call waited %d ms of idgen.max_clock_wait (%d ms).",
 						   idgen_max_drift_ms, waited_ms, idgen_max_clock_wait_ms),
 				 errhint("Issuing resumes by itself once the clock passes the mark; idgen_status().reason says when. Nothing is wrong with the clock.")));
 	ereport(ERROR,

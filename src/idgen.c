@@ -1,9 +1,10 @@
 /*
  * idgen.c - the module's entry point
  *
- * _PG_init in PostgreSQL's order: each module defines its own settings
- * (the ones that work without preloading first), then, when preloaded, the
- * shared memory, the background worker and the utility hook.
+ * _PG_init in PostgreSQL's order: the settings (the ones that work without
+ * preloading first: the clock's, the generator's and the SQL functions' in
+ * their modules, the rest in settings.c), then, when preloaded, the shared
+ * memory, the background worker and the utility hook.
  */
 #include "base.h"
 

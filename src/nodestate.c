@@ -147,6 +147,8 @@ idgen_shmem_startup_hook(void)
 		sh->lock = &(GetNamedLWLockTranche(IDGEN_LWLOCK_TRANCHE))->lock;
 		sh->bgworker_procno = -1;
 		sh->issued_floor_unix_ms = -1;
+		sh->foreign_mark_unix_ms = -1;
+		sh->foreign_mark_pace_ms = -1;
 		/* a per-start token: this start is a different lease owner */
 		if (!pg_strong_random(&sh->start_token, sizeof(sh->start_token)))
 			sh->start_token = (uint64) GetCurrentTimestamp() ^ (uint64) MyProcPid;
@@ -304,12 +306,22 @@ idgen_fence_if_misfit(IdgenShared *sh)
 	return false;
 }
 
+/*
+ * The write side's helpers run inside idgen_config_begin/end only: under
+ * the lock exclusive, with the sequence odd, so no reader takes a half
+ * written configuration for a whole one.
+ */
+#define ASSERT_CONFIG_WRITING() \
+	Assert(LWLockHeldByMeInMode(idgen_shared->lock, LW_EXCLUSIVE) && \
+		   (pg_atomic_read_u32(&idgen_shared->config_seq) & 1) != 0)
+
 /* No tick past the durable mark, the horizon, or the next epoch's start. */
 void
 idgen_set_limit(IdgenConfig *cfg)
 {
 	int64		limit = Min(cfg->hw_ms, cfg->horizon_ms);
 
+	ASSERT_CONFIG_WRITING();
 	if (cfg->switch_at_unix_ms != PG_INT64_MAX)
 		limit = Min(limit, cfg->switch_at_unix_ms - 1 - cfg->origin_unix_ms);
 	cfg->limit_ms = limit;
@@ -331,6 +343,7 @@ idgen_raise_tick_floor(IdgenShared *sh, int64 epoch_start_unix_ms)
 	uint64		floor_tick;
 	uint64		old;
 
+	ASSERT_CONFIG_WRITING();
 	if (sh->issued_floor_unix_ms >= 0)
 		first_ms = Max(first_ms, sh->issued_floor_unix_ms + 1 - cfg->origin_unix_ms);
 	if (first_ms <= 0)
@@ -359,6 +372,7 @@ idgen_follow_epochs(IdgenShared *sh, int64 now_unix)
 	const IdgenEpoch *e = idgen_epochs_at(&sh->epochs.list, now_unix);
 	const IdgenEpoch *next;
 
+	ASSERT_CONFIG_WRITING();
 	if (e->version > cfg->epoch_version)
 	{
 		int64		old_origin_ms = cfg->origin_unix_ms;
@@ -513,4 +527,24 @@ idgen_logical_clock_ahead(void)
 	return cfg.state == IDGEN_STATE_ACTIVE && last != 0 &&
 		(int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms >
 		idgen_wall_unix_ms() + idgen_max_drift_ms;
+}
+
+/*
+ * The mark of another holder that the node waits for (foreign_mark_unix_ms
+ * of its lease) until the clock passed it, by the pace clock; -1 when the
+ * logical clock leads the wall clock for another reason (a clock that
+ * stepped back, the node's own IDs after a restart).
+ */
+int64
+idgen_foreign_mark_wait(void)
+{
+	IdgenShared *sh = idgen_shared;
+	int64		mark;
+	int64		pass_pace_ms;
+
+	LWLockAcquire(sh->lock, LW_SHARED);
+	mark = sh->foreign_mark_unix_ms;
+	pass_pace_ms = sh->foreign_mark_pace_ms;
+	LWLockRelease(sh->lock);
+	return mark >= 0 && idgen_pace_clock_ms() < pass_pace_ms ? mark : -1;
 }

@@ -192,6 +192,9 @@ typedef struct IdgenShared
 	 * must still bind that epoch once it begins.
 	 */
 	int64		issued_floor_unix_ms;
+	/* foreign_mark_unix_ms and _pace_ms of the lease held (nodestate_writer.h) */
+	int64		foreign_mark_unix_ms;
+	int64		foreign_mark_pace_ms;
 	/* a lease given up under a restore (idgen_yield_lease); 0: none */
 	int			yielded_first_worker;
 	int64		yielded_generation;
@@ -287,6 +290,8 @@ extern void idgen_set_limit(IdgenConfig *cfg);
 
 /* the logical clock runs ahead of the wall clock past idgen.max_drift */
 extern bool idgen_logical_clock_ahead(void);
+/* another holder's mark the node waits for, or -1 (nodestate.c) */
+extern int64 idgen_foreign_mark_wait(void);
 
 /* layout epochs (the node keeps its copy here) */
 extern bool idgen_epochs_copy(IdgenEpochList *list, uint32 *seq_out);

@@ -82,6 +82,8 @@ idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 	 */
 	sh->issued_floor_unix_ms = Max(sh->issued_floor_unix_ms,
 								   lease->start_after_unix_ms);
+	sh->foreign_mark_unix_ms = lease->foreign_mark_unix_ms;
+	sh->foreign_mark_pace_ms = lease->foreign_mark_pace_ms;
 	current = idgen_epochs_version(&sh->epochs.list, cfg->epoch_version);
 	idgen_raise_tick_floor(sh, current != NULL ? current->start_unix_ms : 0);
 	sh->lease_state = state;

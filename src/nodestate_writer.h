@@ -21,6 +21,16 @@ typedef struct IdgenLease
 	int64		valid_until_mono_ms;	/* the same on idgen_pace_clock_ms() */
 	int64		hw_unix_ms;		/* durable high-water mark */
 	int64		start_after_unix_ms;	/* issue only above this; -1: none */
+	/*
+	 * The registry's starting mark when it lies above everything this node
+	 * issued and ahead of its clock: another holder of the block (a fenced
+	 * lease, one that ended uncleanly) may have issued up to it, and the
+	 * node waits for its clock to pass it; -1: none.
+	 */
+	int64		foreign_mark_unix_ms;
+	/* when the clock passes it, on idgen_pace_clock_ms(): a clock that
+	 * steps back later must not read as the mark again */
+	int64		foreign_mark_pace_ms;
 } IdgenLease;
 
 /* the registry's epochs, read with the lease, handed over before it */

@@ -1,9 +1,11 @@
 /*
  * settings.c - the node's settings (GUCs) and what they say
  *
- * Every idgen.* setting of the node runtime and the background worker is
- * defined here, so that the hot path, the SQL functions and the worker read
- * the same variables without the node runtime including a worker header.
+ * The node's shape, the registry's and the background worker's idgen.*
+ * settings are defined here, so that the hot path, the SQL functions and
+ * the worker read the same variables without the node runtime including a
+ * worker header.  The clock's (clock.c), the generator's (generate.c) and
+ * the SQL functions' own (adt/sql_generate.c) stay with their modules.
  * The shape (region, worker block) is read once, when shared memory is set
  * up (nodestate.c), and by the lease protocol (worker/lease.c) for a pinned
  * block; changing it needs a restart.

@@ -328,6 +328,31 @@ report_malformed(text *token)
 
 	switch (idgen_mask_token_malformed(s, len, &at))
 	{
+		case IDGEN_MASK_BAD_LENGTH:
+			{
+				int			nchars = pg_mbstrlen_with_len(s, len);
+
+				/* the right count of characters, one of them more than a byte */
+				if (nchars == IDGEN_MASK_TOKEN64_CHARS || nchars == IDGEN_MASK_TOKEN128_CHARS)
+				{
+					int			b = 0;
+
+					while (b < len && !IS_HIGHBIT_SET(s[b]))
+						b++;
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+							 errmsg("invalid idgen mask token: \"%s\"", shown_token(token)),
+							 errdetail("Character %d (\"%.*s\") is not a Crockford base32 digit: a token has digits and letters other than i, l, o and u.",
+									   pg_mbstrlen_with_len(s, b) + 1, pg_mblen(s + b), s + b),
+							 errhint("Check the token for a mistyped character.")));
+				}
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+						 errmsg("invalid idgen mask token: \"%s\"", shown_token(token)),
+						 errdetail("A mask token is %d (idgen) or %d (idgen128) characters of Crockford base32; this one has %d.",
+								   IDGEN_MASK_TOKEN64_CHARS, IDGEN_MASK_TOKEN128_CHARS, nchars)));
+			}
+			break;
 		case IDGEN_MASK_BAD_DIGIT:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
@@ -344,16 +369,11 @@ report_malformed(text *token)
 							   s[at]),
 					 errhint("Check the token for a mistyped character.")));
 			break;
-		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-					 errmsg("invalid idgen mask token: \"%s\"", shown_token(token)),
-					 errdetail("A mask token is %d (idgen) or %d (idgen128) characters of Crockford base32; this one has %d.",
-							   IDGEN_MASK_TOKEN64_CHARS, IDGEN_MASK_TOKEN128_CHARS,
-							   pg_mbstrlen_with_len(s, len))));
+		case IDGEN_MASK_NOT_MALFORMED:
 			break;
 	}
-	pg_unreachable();
+	/* not reached: the caller found it malformed */
+	elog(ERROR, "idgen mask token parse disagrees with its diagnosis");
 }
 
 /* parse and find the key; on return tok is well formed and secret set */

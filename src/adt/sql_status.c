@@ -8,6 +8,7 @@
 #include "access/xlog.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/datetime.h"
 #include "utils/timestamp.h"
 
 #include "clock.h"
@@ -60,9 +61,24 @@ idgen_status_snapshot(IdgenStatusSnapshot *snap)
 			 (int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms >
 			 snap->wall_unix_ms + idgen_max_drift_ms)
 		snap->state = IDGEN_STATE_CLOCK_BEHIND;
-	/* a reason given with an active lease (a wait for the clock) is over */
-	if (snap->state == IDGEN_STATE_ACTIVE)
-		snap->reason[0] = '\0';
+	/* a wait for another holder's mark: say whose, until when, and why */
+	if (snap->state == IDGEN_STATE_CLOCK_BEHIND)
+	{
+		int64		logical = (int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms;
+		int64		mark = idgen_foreign_mark_wait();
+
+		if (mark >= 0)
+		{
+			char		until[MAXDATELEN + 1];
+
+			strlcpy(until, timestamptz_to_str(idgen_unix_ms_to_timestamptz(mark)),
+					sizeof(until));
+			snprintf(snap->reason, sizeof(snap->reason),
+					 "waiting %lld s for the clock to pass %s, the starting mark of workers %d-%d: an earlier holder of the block (fenced, or ended without a clean release) may have issued IDs up to then",
+					 (long long) ((logical - snap->wall_unix_ms + 999) / 1000), until,
+					 cfg.first_worker, cfg.first_worker + cfg.worker_count - 1);
+		}
+	}
 	snap->region = cfg.region;
 	snap->first_worker = cfg.first_worker;
 	snap->worker_count = cfg.worker_count;

@@ -11,8 +11,6 @@
 
 #include "postgres.h"
 
-/* from _PG_init, while shared_preload_libraries load */
-
 /* the worker's entry point, named in its BackgroundWorker entry */
 PGDLLEXPORT void idgen_bgworker_main(Datum main_arg);
 

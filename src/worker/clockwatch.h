@@ -25,6 +25,4 @@ extern void clockwatch_confirm_by_registry(IdgenWorker *w, const IdgenSkew *skew
 /* once a day, warn when the layout's time field runs out soon */
 extern void clockwatch_check_horizon(IdgenWorker *w);
 
-/* settings (GUCs) this module defines */
-
 #endif							/* IDGEN_CLOCKWATCH_H */

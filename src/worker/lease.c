@@ -10,7 +10,6 @@
  */
 #include "worker.h"
 
-#include "utils/datetime.h"
 #include "utils/timestamp.h"
 
 #include "audit.h"
@@ -327,6 +326,13 @@ lease_try_acquire(IdgenWorker *w)
 	lease.hw_unix_ms = answer_int(registry_value(rows, 0, 2));
 	lease.start_after_unix_ms = registry_value(rows, 0, 3) ?
 		answer_int(registry_value(rows, 0, 3)) : -1;
+	/* a mark above our own IDs and ahead of the clock is another holder's */
+	lease.foreign_mark_unix_ms =
+		lease.start_after_unix_ms > issued_floor &&
+		lease.start_after_unix_ms > received + idgen_max_drift_ms ?
+		lease.start_after_unix_ms : -1;
+	lease.foreign_mark_pace_ms = lease.foreign_mark_unix_ms < 0 ? -1 :
+		idgen_pace_clock_ms() + (lease.foreign_mark_unix_ms - idgen_wall_unix_ms());
 	/* above everything this node issued, whatever the registry recorded */
 	lease.start_after_unix_ms = Max(lease.start_after_unix_ms, issued_floor);
 	/* the node's grant is its TTL from the sending, by its own clock */
@@ -371,20 +377,6 @@ lease_try_acquire(IdgenWorker *w)
 	idgen_publish_epochs(&epochs);
 	if (w->skewed)
 		idgen_publish_lease_held(&lease, IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
-	else if (lease.start_after_unix_ms > received + idgen_max_drift_ms)
-	{
-		char		why[256];
-		char		mark[MAXDATELEN + 1];
-
-		/* active, but the clock must first pass the mark: say so (status) */
-		strlcpy(mark, timestamptz_to_str(idgen_unix_ms_to_timestamptz(lease.start_after_unix_ms)),
-				sizeof(mark));
-		snprintf(why, sizeof(why),
-				 "waiting %lld s for the clock to pass %s, the starting mark of workers %d-%d: an earlier holder of the block (fenced, or ended without a clean release) may have issued IDs up to then",
-				 (long long) ((lease.start_after_unix_ms - received + 999) / 1000),
-				 mark, lease.first_worker, lease.first_worker + w->worker_count - 1);
-		idgen_publish_lease_held(&lease, IDGEN_STATE_ACTIVE, why);
-	}
 	else
 		idgen_publish_lease(&lease);
 	ereport(LOG,

@@ -32,8 +32,6 @@ registry_value(const RegistryRows *rows, int row, int col)
 	return rows->values[row * rows->ncols + col];
 }
 
-/* true when idgen.registry names a registry outside this instance */
-
 /*
  * Called once by the background worker: should_stop() is asked whenever a
  * wait for the remote registry is woken, so SIGTERM ends a wait at once;
@@ -58,12 +56,8 @@ extern void registry_close(void);
  */
 extern void registry_set_final(int timeout_ms);
 
-/* "host=... port=... dbname=..." of the registry, or a local description */
-
 /* transactions in this instance's idgen.database, for the node's own tables */
 extern void local_begin(const char *activity);
 extern void local_commit(void);
-
-/* settings (GUCs) this module defines */
 
 #endif							/* IDGEN_REGISTRY_H */

@@ -11,7 +11,8 @@
 #   - refuses idgen_next() with a message about the mark, not a hint to
 #     check the system clock, which is fine;
 # and once the clock passed the mark it is active with no stale reason,
-# issues above every earlier ID, and idgen.fleet says active again.
+# issues above every earlier ID, and idgen.fleet says active again; a clock
+# that then steps back is reported as the clock, not as the mark.
 use strict;
 use warnings;
 
@@ -60,7 +61,7 @@ my ($stdout, $stderr);
 $node->psql('postgres', 'SELECT idgen_next()',
 	stdout => \$stdout, stderr => \$stderr,
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
-like($stderr, qr/idgen waits \d+ ms for the clock to pass its lease's starting mark/,
+like($stderr, qr/idgen cannot issue for \d+ ms: its lease starts above a mark ahead of the clock/,
 	'idgen_next() refuses naming the lease\'s starting mark');
 like($stderr, qr/Nothing is wrong with the clock/,
 	'and its hint does not send the user to the clock');
@@ -82,6 +83,18 @@ cmp_ok($after, '>', $before, 'its IDs go on above every earlier one');
 ok( $registry->poll_query_until('postgres',
 		"SELECT node_state = 'active' FROM idgen.fleet WHERE holder = '$holder'"),
 	'idgen.fleet says active again');
+
+# once IDs were issued above the mark, a clock behind them is the clock's
+# fault again, and nothing speaks of the mark (a session's clock 30 s back)
+$node->psql('postgres',
+	"SET idgen.test_clock_offset = '-30s'; SELECT idgen_next()",
+	stdout => \$stdout, stderr => \$stderr);
+like($stderr, qr/system clock is \d+ ms behind the idgen logical clock/,
+	'a clock stepped back after the mark is reported as the clock');
+unlike($stderr, qr/mark/, 'and not as a wait for the lease\'s mark');
+my $back = $node->safe_psql('postgres',
+	"SET idgen.test_clock_offset = '-30s'; SELECT state || '|' || coalesce(reason, '') FROM idgen_status()");
+is($back, 'clock_behind|', 'idgen_status() says clock_behind with no stale reason about the mark');
 
 $node->stop;
 $registry->stop;
