@@ -126,12 +126,14 @@ for v in $versions; do
 		echo
 		echo "--- Debian 12 minimal, PostgreSQL 15 ($(idgen_chroot_path "$v")):"
 		sed 's/^/  /' "$work/$v.log"
-		# the check's last line: its failures and time
+		# the check's last line: its failures and its own time (it ends
+		# before the chroots it is waited for after)
 		fig=$(sed -n 's/^bookworm: \([0-9]* failure(s)\).*/\1/p' "$work/$v.log" | tail -n 1)
+		took=$(sed -n 's/^bookworm: [0-9]* failure(s); \([0-9]*\) s$/\1/p' "$work/$v.log" | tail -n 1)
 		if [ "$rc" -eq 0 ] && [ "$fig" = "0 failure(s)" ]; then
-			summary+=("Debian 12 minimal (PostgreSQL 15): make, make install, make gateway's one line: ok; $took s")
+			summary+=("Debian 12 minimal (PostgreSQL 15): make, make install, make gateway's one line: ok; ${took:-?} s")
 		else
-			summary+=("Debian 12 minimal (PostgreSQL 15): FAILED: ${fig:-?}; $took s")
+			summary+=("Debian 12 minimal (PostgreSQL 15): FAILED: ${fig:-?}; ${took:-?} s")
 			failed=$((failed + 1))
 		fi
 		continue
