@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# The Debian chroots with the PostgreSQL versions this machine does not run:
-# Debian 13 (trixie) with PostgreSQL 17 and Debian unstable (sid) with 18.
-# Sourced by scripts/versions.sh, scripts/deb.sh and scripts/deb_check.sh.
+# The Debian chroots: Debian 13 (trixie) with PostgreSQL 17 and Debian
+# unstable (sid) with 18, the versions this machine does not run, with all
+# that idgen's build, tests and packages need; and bookworm-min, a minimal
+# Debian 12 with only what the README's Installation asks of a user
+# (postgresql-server-dev-15, libpq-dev, build-essential), where
+# scripts/bookworm_check.sh proves that plain `make && make install` needs
+# nothing more.  Sourced by scripts/versions.sh, scripts/deb.sh,
+# scripts/deb_check.sh and scripts/bookworm_check.sh.
 #
-#   idgen_chroot_lock MAJOR     wait for and take the chroot of MAJOR: one
+# KIND is a PostgreSQL major version (17, 18) or bookworm-min.
+#
+#   idgen_chroot_lock KIND      wait for and take the chroot of KIND: one
 #                               user at a time, who may install into it; the
 #                               lock goes with the shell that took it (or
 #                               idgen_chroot_unlock)
-#   idgen_chroot_ensure MAJOR   make the chroot of MAJOR unless it is there and
+#   idgen_chroot_ensure KIND    make the chroot of KIND unless it is there and
 #                               works; prints its path (hold the lock)
-#   idgen_chroot_run MAJOR CMD  run CMD (a bash -c string) as root in it, with
+#   idgen_chroot_run KIND CMD   run CMD (a bash -c string) as root in it, with
 #                               /proc, /dev and /dev/shm mounted
 #
 # The chroots are kept between runs in $IDGEN_CHROOT_DIR (default
@@ -34,17 +41,45 @@ idgen_chroot_suite() {
 	case $1 in
 	17) echo trixie ;;
 	18) echo unstable ;;
+	bookworm-min) echo bookworm ;;
 	*) return 1 ;;
 	esac
 }
 
-# what building idgen, its TAP files and its package need
+# the PostgreSQL major version in the chroot of KIND
+idgen_chroot_major() {
+	case $1 in
+	bookworm-min) echo 15 ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# what building idgen, its TAP files and its package need; for bookworm-min
+# only what the README's Installation names (the compiler and make come
+# with build-essential), nothing that make test or the gateway needs
 idgen_chroot_packages() {
 	local v=$1
+	case $v in
+	bookworm-min)
+		echo "postgresql-server-dev-15 libpq-dev build-essential"
+		return
+		;;
+	esac
 	echo "postgresql-$v postgresql-server-dev-$v postgresql-server-dev-all" \
 		"libpq-dev libmicrohttpd-dev libipc-run-perl gcc make" \
 		"curl openssl libfaketime faketime procps" \
 		"build-essential debhelper dpkg-dev"
+}
+
+# mmdebstrap's base: apt and the Essential packages for the test chroots;
+# for bookworm-min the "required" priority too (minbase, what debootstrap
+# and the debian:12 container image start from), as a user's Debian 12
+# has at least those
+idgen_chroot_variant() {
+	case $1 in
+	bookworm-min) echo minbase ;;
+	*) echo apt ;;
+	esac
 }
 
 # the mirror apt on this machine uses (the first deb.debian.org-style URI of
@@ -58,7 +93,10 @@ idgen_chroot_mirror() {
 }
 
 idgen_chroot_path() {
-	echo "$IDGEN_CHROOT_DIR/pg$1-$(idgen_chroot_suite "$1")"
+	case $1 in
+	bookworm-min) echo "$IDGEN_CHROOT_DIR/pg15-bookworm-min" ;;
+	*) echo "$IDGEN_CHROOT_DIR/pg$1-$(idgen_chroot_suite "$1")" ;;
+	esac
 }
 
 # the mounts a command in the chroot needs, made in a private namespace;
@@ -84,12 +122,13 @@ idgen_chroot_run() {
 }
 
 idgen_chroot_ok() {
-	local v=$1 dir
+	local v=$1 dir major
 	dir=$(idgen_chroot_path "$v")
+	major=$(idgen_chroot_major "$v")
 	[ -f "$dir/.idgen-ready" ] || return 1
 	[ "$(cat "$dir/.idgen-ready")" = "$(idgen_chroot_packages "$v")" ] || return 1
-	idgen_chroot_run "$v" "/usr/lib/postgresql/$v/bin/pg_config --version" 2>/dev/null |
-		grep -q "^PostgreSQL $v\."
+	idgen_chroot_run "$v" "/usr/lib/postgresql/$major/bin/pg_config --version" 2>/dev/null |
+		grep -q "^PostgreSQL $major\."
 }
 
 idgen_chroot_lock() {
@@ -103,9 +142,11 @@ idgen_chroot_unlock() {
 }
 
 idgen_chroot_ensure() {
-	local v=$1 dir suite mirror tmp start
-	suite=$(idgen_chroot_suite "$v") || { echo "chroot: no Debian release known for PostgreSQL $v" >&2; return 1; }
+	local v=$1 dir suite mirror tmp start major variant
+	suite=$(idgen_chroot_suite "$v") || { echo "chroot: no Debian release known for $v" >&2; return 1; }
 	dir=$(idgen_chroot_path "$v")
+	major=$(idgen_chroot_major "$v")
+	variant=$(idgen_chroot_variant "$v")
 	if idgen_chroot_ok "$v"; then
 		echo "$dir"
 		return 0
@@ -118,14 +159,14 @@ idgen_chroot_ensure() {
 	tmp=$dir.new
 	rm -rf "$tmp" "$dir"
 	start=$(date +%s)
-	echo "chroot: making $dir (Debian $suite, PostgreSQL $v) with mmdebstrap" >&2
+	echo "chroot: making $dir (Debian $suite, PostgreSQL $major) with mmdebstrap" >&2
 	# packages, comma-separated for --include
 	local include
 	include=$(idgen_chroot_packages "$v" | tr -s ' ' ',')
 	# the server package would make and start a cluster "main": the tests
 	# start their own, so postgresql-common is told not to (set up before
 	# the packages install, kept as the machine's own configuration)
-	if ! mmdebstrap --variant=apt --mode=root \
+	if ! mmdebstrap --variant="$variant" --mode=root \
 		--aptopt='Acquire::Check-Valid-Until "false"' \
 		--aptopt='APT::Install-Recommends "false"' \
 		--dpkgopt=force-confold --dpkgopt=force-confdef \
@@ -141,7 +182,7 @@ idgen_chroot_ensure() {
 	mv "$tmp" "$dir"
 	echo "chroot: made $dir in $(($(date +%s) - start)) s" >&2
 	if ! idgen_chroot_ok "$v"; then
-		echo "chroot: $dir was made but its pg_config does not answer PostgreSQL $v" >&2
+		echo "chroot: $dir was made but its pg_config does not answer PostgreSQL $major" >&2
 		return 1
 	fi
 	echo "$dir"

@@ -104,7 +104,7 @@ layer "TAP" tap
 # the committed tree on PostgreSQL 15 (the build with warnings as errors),
 # 17 and 18 (build, regress, isolation and the restart, crash, clock,
 # standby, fleet-outage and gateway TAP files in Debian chroots)
-layer "PostgreSQL versions (15, 17, 18)" "$root/scripts/versions.sh"
+layer "PostgreSQL versions (15, 17, 18; make in a minimal Debian 12)" "$root/scripts/versions.sh"
 # the Debian package (make deb, apt install, load, apt remove): last, since
 # installing and removing it replaces and deletes the files `make install`
 # put into the system PostgreSQL (scripts/deb_check.sh puts them back)

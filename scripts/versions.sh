@@ -8,23 +8,26 @@
 #       (scripts/chroot.sh makes and keeps them): in each, the build with
 #       warnings as errors, pg_regress, the isolation specs and the TAP files
 #       below, as the chroot's postgres user (scripts/versions_inside.sh)
+#   bookworm-min  15 again, in a minimal Debian 12 chroot with only what the
+#       README's Installation names: plain make and make install
+#       (scripts/bookworm_check.sh)
 #
 # "The committed tree" is git archive HEAD when the tree is a git checkout,
 # the tree itself otherwise (an unpacked release), so what is tested is what
-# a clone gets.  17 and 18 run at the same time, each its TAP files with
-# prove -j.  Prints each version's figures and time; exits non-zero if any
-# version failed.
+# a clone gets.  17, 18 and bookworm-min run at the same time, 17 and 18
+# each its TAP files with prove -j.  Prints each version's figures and time;
+# exits non-zero if any version failed.
 #
 # Needs root (mmdebstrap, chroot, mounts).  As another user it skips with a
 # message, unless IDGEN_REQUIRE_VERSIONS=1, which makes that a failure.
-# IDGEN_TEST_VERSIONS="17" runs only some of the chroot versions.
+# IDGEN_TEST_VERSIONS="17" runs only some of the chroots (17 18 bookworm-min).
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd -P)
 # shellcheck source=scripts/chroot.sh
 . "$root/scripts/chroot.sh"
 
-versions=${IDGEN_TEST_VERSIONS:-17 18}
+versions=${IDGEN_TEST_VERSIONS:-17 18 bookworm-min}
 # restart, crash under load, the clock going back (libfaketime) and jumping
 # (the clock shim), standby promotion, a fleet through a registry outage,
 # the gateway against this version's registry.  prove starts them in this
@@ -90,7 +93,11 @@ run_version() {
 declare -A pid start
 for v in $versions; do
 	start[$v]=$SECONDS
-	run_version "$v" >"$work/$v.log" 2>&1 &
+	if [ "$v" = bookworm-min ]; then
+		"$root/scripts/bookworm_check.sh" "$work/tree.tar" >"$work/$v.log" 2>&1 &
+	else
+		run_version "$v" >"$work/$v.log" 2>&1 &
+	fi
 	pid[$v]=$!
 done
 # --- 15, on this machine, while the chroots run ----------------------------------------
@@ -115,6 +122,22 @@ fi
 for v in $versions; do
 	if wait "${pid[$v]}"; then rc=0; else rc=$?; fi
 	took=$((SECONDS - start[$v]))
+	if [ "$v" = bookworm-min ]; then
+		echo
+		echo "--- Debian 12 minimal, PostgreSQL 15 ($(idgen_chroot_path "$v")):"
+		sed 's/^/  /' "$work/$v.log"
+		# the check's last line: its failures and its own time (it ends
+		# before the chroots it is waited for after)
+		fig=$(sed -n 's/^bookworm: \([0-9]* failure(s)\).*/\1/p' "$work/$v.log" | tail -n 1)
+		took=$(sed -n 's/^bookworm: [0-9]* failure(s); \([0-9]*\) s$/\1/p' "$work/$v.log" | tail -n 1)
+		if [ "$rc" -eq 0 ] && [ "$fig" = "0 failure(s)" ]; then
+			summary+=("Debian 12 minimal (PostgreSQL 15): make, make install, make gateway's one line: ok; ${took:-?} s")
+		else
+			summary+=("Debian 12 minimal (PostgreSQL 15): FAILED: ${fig:-?}; ${took:-?} s")
+			failed=$((failed + 1))
+		fi
+		continue
+	fi
 	# a pass is a pass of every step, with its count: a step that did not
 	# run at all must not look like one that passed
 	if [ "$rc" -eq 0 ] && ! grep -qE "^figures: build -Werror: ok; regress: All [0-9]+ tests passed; isolation: All [0-9]+ tests passed; All [0-9]+ tests passed; TAP: Files=${#tap[@]}, Tests=[0-9]+ Result: PASS\$" "$work/$v.log"; then
