@@ -173,8 +173,6 @@ typedef struct GwAnswer
 
 /* ---- JSON and answers (gwhttp.c) ---- */
 
-/* append s as a JSON string (with quotes) to buf; returns the new length */
-extern size_t gw_json_string(char *buf, size_t len, size_t cap, const char *s);
 extern char *gw_error_json(const char *code, const char *message);
 
 /* ---- HTTP (gwhttp.c) ---- */

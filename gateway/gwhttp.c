@@ -28,7 +28,9 @@
 #include "gwconn.h"
 #include "gwbatch.h"
 #include "gwdecode.h"
+#include "gwjson.h"
 #include "gwpool.h"
+#include "clockms.h"
 #include "idtext.h"
 
 static struct MHD_Daemon *daemon_handle;
@@ -59,45 +61,7 @@ typedef struct Req
 static double
 mono_seconds(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-size_t
-gw_json_string(char *buf, size_t len, size_t cap, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	/* worst case six bytes a character, two quotes and a NUL */
-	if (len + 3 > cap)
-		return len;
-	buf[len++] = '"';
-	for (; *s && len + 8 < cap; s++)
-	{
-		unsigned char c = (unsigned char) *s;
-
-		if (c == '"' || c == '\\')
-		{
-			buf[len++] = '\\';
-			buf[len++] = (char) c;
-		}
-		else if (c < 0x20 || c == 0x7f)
-		{
-			buf[len++] = '\\';
-			buf[len++] = 'u';
-			buf[len++] = '0';
-			buf[len++] = '0';
-			buf[len++] = hex[c >> 4];
-			buf[len++] = hex[c & 15];
-		}
-		else
-			buf[len++] = (char) c;
-	}
-	buf[len++] = '"';
-	buf[len] = '\0';
-	return len;
+	return idgen_clock_seconds(CLOCK_MONOTONIC);
 }
 
 char *

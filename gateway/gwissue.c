@@ -49,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clockms.h"
 #include "clockpace.h"
 #include "layout.h"
 #include "tick.h"
@@ -102,19 +103,13 @@ static char state_path[4096];
 int64_t
 gw_wall_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return idgen_clock_ms(CLOCK_REALTIME);
 }
 
 int64_t
 gw_boot_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return idgen_clock_ms(CLOCK_BOOTTIME);
 }
 
 /* under mu */

@@ -143,13 +143,6 @@ gw_parse_type(const char *text, int *want128)
 	return gw_ok;
 }
 
-static int
-is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-		(c >= 'A' && c <= 'F');
-}
-
 /*
  * Only the canonical 8-4-4-4-12 form of a UUID: it is what the gateway
  * hands out, and the looser spellings the uuid type takes (braces, hyphens
@@ -169,7 +162,7 @@ is_canonical_uuid(const char *text, size_t len)
 			if (text[i] != '-')
 				return 0;
 		}
-		else if (!is_hex(text[i]))
+		else if (idgen_hex_value((unsigned char) text[i]) < 0)
 			return 0;
 	}
 	return 1;
@@ -390,18 +383,6 @@ gw_parse_duration_ms(const char *text)
 /* -------------------------------------------------------------------- */
 
 static int
-hex_nibble(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
 is_name_char(unsigned char c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
@@ -414,7 +395,6 @@ token_line(const char *s, size_t len, GwToken *t)
 {
 	size_t		i = 0;
 	size_t		n;
-	int			d;
 
 	memset(t, 0, sizeof(*t));
 	while (i < len && s[i] != ':')
@@ -462,17 +442,8 @@ token_line(const char *s, size_t len, GwToken *t)
 			break;
 	}
 
-	if (len - i != 64)
+	if (len - i != 64 || idgen_hex_decode(s + i, 64, t->sha256, 32) != 32)
 		return "the digest must be 64 hex digits (sha-256 of the token)";
-	for (n = 0; n < 32; n++)
-	{
-		int			hi = hex_nibble((unsigned char) s[i + 2 * n]);
-
-		d = hex_nibble((unsigned char) s[i + 2 * n + 1]);
-		if (hi < 0 || d < 0)
-			return "the digest must be 64 hex digits (sha-256 of the token)";
-		t->sha256[n] = (uint8_t) ((hi << 4) | d);
-	}
 	return NULL;
 }
 
