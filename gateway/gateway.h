@@ -171,6 +171,11 @@ typedef struct GwAnswer
 	const char *content_type;	/* NULL: application/json */
 } GwAnswer;
 
+/* ---- random bytes (gwbatch.c) ---- */
+
+/* len bytes of the kernel's randomness (getrandom); waits rather than fail */
+extern bool gw_random_bytes(void *buf, size_t len);
+
 /* ---- JSON and answers (gwhttp.c) ---- */
 
 extern char *gw_error_json(const char *code, const char *message);

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -233,7 +232,7 @@ answer_ids(struct MHD_Connection *conn, const GwToken *t, GwAnswer *a, Req *req)
 	req->job.batch = batch;
 	/* an idgen128's random bits come from a seed the record keeps */
 	if (r == GW_OK && want128 &&
-		getrandom(req->job.seed, sizeof(req->job.seed), 0) != (ssize_t) sizeof(req->job.seed))
+		!gw_random_bytes(req->job.seed, sizeof(req->job.seed)))
 	{
 		r = GW_MARK;
 		snprintf(msg, sizeof(msg), "cannot issue IDs: no random bytes for an idgen128 seed");
