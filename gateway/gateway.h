@@ -38,9 +38,10 @@
 /* leased workers at most (a power of two; see gwissue.c) */
 #define GW_MAX_WORKERS 8
 
+/* the command line's settings (gwoptions.c) */
 extern GwOptions gw_opt;
 
-/* one line on stderr, with the time in UTC (gwmain.c) */
+/* one line on stderr, with the time in UTC (gwmetrics.c) */
 extern void gw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* time, in milliseconds */
@@ -67,6 +68,7 @@ typedef enum GwRefusal
 	GW_REFUSAL_COUNT
 } GwRefusal;
 
+/* its label in metrics and /health (gwmetrics.c) */
 extern const char *gw_refusal_name(GwRefusal r);
 
 /* a lease set as the registry gave it, for gw_issue_install_lease() */
@@ -176,10 +178,6 @@ typedef struct GwAnswer
 /* len bytes of the kernel's randomness (getrandom); waits rather than fail */
 extern bool gw_random_bytes(void *buf, size_t len);
 
-/* ---- JSON and answers (gwhttp.c) ---- */
-
-extern char *gw_error_json(const char *code, const char *message);
-
 /* ---- HTTP (gwhttp.c) ---- */
 
 extern int	gw_http_start(const GwTokens *tokens, char *err, size_t err_len);
@@ -196,6 +194,7 @@ extern void gw_metric_lease(bool ok);
 extern void gw_metric_rollback(void);
 extern void gw_metric_fenced(void);
 extern void gw_metric_header_timeout(void);
-extern char *gw_metrics_text(void);
+/* the scrape's text; up: the generator can issue (gw_issue_health) */
+extern char *gw_metrics_text(bool up);
 
 #endif							/* IDGEN_GATEWAY_H */

@@ -63,23 +63,6 @@ mono_seconds(void)
 	return idgen_clock_seconds(CLOCK_MONOTONIC);
 }
 
-char *
-gw_error_json(const char *code, const char *message)
-{
-	size_t		cap = 64 + 6 * (strlen(code) + strlen(message));
-	char	   *buf = malloc(cap);
-	size_t		len;
-
-	if (buf == NULL)
-		return NULL;
-	len = (size_t) snprintf(buf, cap, "{\"error\": ");
-	len = gw_json_string(buf, len, cap, code);
-	len += (size_t) snprintf(buf + len, cap - len, ", \"message\": ");
-	len = gw_json_string(buf, len, cap, message);
-	snprintf(buf + len, cap - len, "}\n");
-	return buf;
-}
-
 static enum MHD_Result
 send_answer(struct MHD_Connection *conn, Req *req, GwAnswer *a)
 {
@@ -476,7 +459,11 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 			break;
 		case GW_ROUTE_METRICS:
 			a.status = 200;
-			a.body = gw_metrics_text();
+			{
+				char		reason[256];
+
+				a.body = gw_metrics_text(gw_issue_health(reason, sizeof(reason)) == GW_OK);
+			}
 			/* Prometheus's text exposition format */
 			a.content_type = "text/plain; version=0.0.4";
 			break;

@@ -130,17 +130,6 @@ gw_clock_ms(void)
 	return v;
 }
 
-const char *
-gw_refusal_name(GwRefusal r)
-{
-	static const char *const names[GW_REFUSAL_COUNT] = {
-		"ok", "no_lease", "fenced", "lease_expired", "clock_behind",
-		"clock_skew", "clock_invalid", "mark", "too_many", "epochs_lost"
-	};
-
-	return r >= 0 && r < GW_REFUSAL_COUNT ? names[r] : "unknown";
-}
-
 /* how far ahead of demand the durable mark is kept: as a node keeps its own */
 static int64_t
 mark_reserve_ms(void)

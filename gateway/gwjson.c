@@ -6,6 +6,8 @@
  */
 #include "gwjson.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "idtext.h"
@@ -560,4 +562,21 @@ gw_json_string(char *buf, size_t len, size_t cap, const char *s)
 	buf[len++] = '"';
 	buf[len] = '\0';
 	return len;
+}
+
+char *
+gw_error_json(const char *code, const char *message)
+{
+	size_t		cap = 64 + 6 * (strlen(code) + strlen(message));
+	char	   *buf = malloc(cap);
+	size_t		len;
+
+	if (buf == NULL)
+		return NULL;
+	len = (size_t) snprintf(buf, cap, "{\"error\": ");
+	len = gw_json_string(buf, len, cap, code);
+	len += (size_t) snprintf(buf + len, cap - len, ", \"message\": ");
+	len = gw_json_string(buf, len, cap, message);
+	snprintf(buf + len, cap - len, "}\n");
+	return buf;
 }

@@ -66,4 +66,7 @@ extern size_t gw_json_escape(const char *s, size_t len, char *out, size_t cap);
  */
 extern size_t gw_json_string(char *buf, size_t len, size_t cap, const char *s);
 
+/* {"error": code, "message": message} and a newline, malloc'd; NULL: none */
+extern char *gw_error_json(const char *code, const char *message);
+
 #endif							/* IDGEN_GWJSON_H */

@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "clockms.h"
+#include "gwjson.h"
 #include "idtext.h"
 #include "libpq-fe.h"
 
