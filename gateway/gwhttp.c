@@ -310,6 +310,23 @@ answer_health(struct MHD_Connection *conn, GwAnswer *a)
 	a->body = buf;
 }
 
+
+/*
+ * A lease request, parsed into the job by the caller: a good one goes to
+ * the registry pool as kind (true), a bad one is answered here.
+ */
+static bool
+lease_job(GwAnswer *a, Req *req, GwJobKind kind, GwProblem parsed)
+{
+	if (parsed.status != 0)
+	{
+		problem_answer(a, parsed);
+		return false;
+	}
+	req->job.kind = kind;
+	return true;
+}
+
 static enum MHD_Result
 handle(void *cls, struct MHD_Connection *conn, const char *url,
 	   const char *method, const char *version, const char *upload_data,
@@ -425,34 +442,14 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 			answer_decode(id, &a);
 			break;
 		case GW_ROUTE_WORKER_LEASE:
-			{
-				GwWorkerLeaseRequest w;
-
-				p = gw_parse_worker_lease(req->body, req->len, &w);
-				if (p.status != 0)
-					problem_answer(&a, p);
-				else
-				{
-					req->job.kind = GW_JOB_WORKER_LEASE;
-					req->job.worker = w;
-					return dispatch(conn, req);
-				}
-			}
+			if (lease_job(&a, req, GW_JOB_WORKER_LEASE,
+						  gw_parse_worker_lease(req->body, req->len, &req->job.worker)))
+				return dispatch(conn, req);
 			break;
 		case GW_ROUTE_RANGE_LEASE:
-			{
-				GwRangeLeaseRequest r;
-
-				p = gw_parse_range_lease(req->body, req->len, &r);
-				if (p.status != 0)
-					problem_answer(&a, p);
-				else
-				{
-					req->job.kind = GW_JOB_RANGE_LEASE;
-					req->job.range = r;
-					return dispatch(conn, req);
-				}
-			}
+			if (lease_job(&a, req, GW_JOB_RANGE_LEASE,
+						  gw_parse_range_lease(req->body, req->len, &req->job.range)))
+				return dispatch(conn, req);
 			break;
 		case GW_ROUTE_HEALTHZ:
 			answer_health(conn, &a);
