@@ -560,30 +560,21 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 			return -1;
 		}
 		flags |= MHD_USE_TLS;
-		daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_opt.listen_port, NULL, NULL,
-										 handle, NULL,
-										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
-										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) GW_IDLE_TIMEOUT_S,
-										 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
-										 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
-										 MHD_OPTION_NOTIFY_CONNECTION, gw_conn_notify, NULL,
-										 MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
-										 MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
-										 MHD_OPTION_END);
 	}
-	else
-		daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_opt.listen_port, NULL, NULL,
-										 handle, NULL,
-										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
-										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) GW_IDLE_TIMEOUT_S,
-										 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
-										 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
-										 MHD_OPTION_NOTIFY_CONNECTION, gw_conn_notify, NULL,
-										 MHD_OPTION_END);
+	/* without TLS the option list ends where the certificate would begin */
+	daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_opt.listen_port, NULL, NULL,
+									 handle, NULL,
+									 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+									 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
+									 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+									 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) GW_IDLE_TIMEOUT_S,
+									 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
+									 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
+									 MHD_OPTION_NOTIFY_CONNECTION, gw_conn_notify, NULL,
+									 gw_opt.tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
+									 tls_cert_pem,
+									 MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
+									 MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (daemon_handle == NULL)
 	{
