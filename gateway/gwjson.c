@@ -14,17 +14,7 @@
 
 static const GwProblem gw_json_ok = {0, NULL};
 
-#define BAD(why) gw_json_problem(400, why)
-
-static GwProblem
-gw_json_problem(int status, const char *reason)
-{
-	GwProblem	p;
-
-	p.status = status;
-	p.reason = reason;
-	return p;
-}
+#define BAD(why) gw_problem(400, why)
 
 static const char bad_json[] = "the request body is not valid json";
 static const char bad_utf8[] = "the request body is not valid utf-8";
@@ -353,7 +343,7 @@ gw_json_object(const char *body, size_t len, GwJsonField *fields, int nfields)
 		fields[i].num = 0;
 	}
 	if (len > GW_BODY_MAX)
-		return gw_json_problem(413, "the request body is too large");
+		return gw_problem(413, "the request body is too large");
 	if (body == NULL || len == 0)
 		return BAD("the request body is empty");
 
