@@ -130,6 +130,11 @@ extern GwRefusal gw_issue_reserve(uint32_t count, GwBatch *batch,
 extern uint64_t gw_batch_id(const GwBatch *b, uint32_t i);
 /* the state for /healthz: GW_OK, or why not and the reason text */
 extern GwRefusal gw_issue_health(char *reason, size_t reason_len);
+/*
+ * for /metrics: how long the lease stays valid unrenewed (0 without a valid
+ * one) and the TTL its validity counts on (R1a), in ms
+ */
+extern void gw_issue_lease_times(int64_t *validity_ms, int64_t *ttl_ms);
 
 /* ---- the lease path (gwlease.c) ---- */
 
@@ -194,7 +199,15 @@ extern void gw_metric_lease(bool ok);
 extern void gw_metric_rollback(void);
 extern void gw_metric_fenced(void);
 extern void gw_metric_header_timeout(void);
-/* the scrape's text; up: the generator can issue (gw_issue_health) */
-extern char *gw_metrics_text(bool up);
+/* what a scrape shows of the generator, read by the caller (gwissue.c) */
+typedef struct GwGeneratorGauges
+{
+	bool		up;				/* gw_issue_health() is GW_OK */
+	int64_t		validity_ms;	/* gw_issue_lease_times() */
+	int64_t		ttl_ms;
+} GwGeneratorGauges;
+
+/* the scrape's text, malloc'd */
+extern char *gw_metrics_text(const GwGeneratorGauges *gen);
 
 #endif							/* IDGEN_GATEWAY_H */

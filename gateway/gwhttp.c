@@ -458,8 +458,11 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 			a.status = 200;
 			{
 				char		reason[256];
+				GwGeneratorGauges gen;
 
-				a.body = gw_metrics_text(gw_issue_health(reason, sizeof(reason)) == GW_OK);
+				gen.up = gw_issue_health(reason, sizeof(reason)) == GW_OK;
+				gw_issue_lease_times(&gen.validity_ms, &gen.ttl_ms);
+				a.body = gw_metrics_text(&gen);
 			}
 			/* Prometheus's text exposition format */
 			a.content_type = "text/plain; version=0.0.4";

@@ -5,7 +5,8 @@
  * Plain atomic counters: request threads bump them without a lock, and a
  * scrape reads each one on its own (a scrape is not a snapshot).  Every
  * module reports here, and this module calls none of them back: what a
- * scrape shows of the generator's health comes in as an argument.
+ * scrape shows of the generator (its health, its lease) comes in as an
+ * argument.
  */
 #include "gateway.h"
 
@@ -144,7 +145,7 @@ gw_metric_header_timeout(void)
 }
 
 char *
-gw_metrics_text(bool up)
+gw_metrics_text(const GwGeneratorGauges *gen)
 {
 	size_t		cap = 16384;
 	char	   *buf = malloc(cap);
@@ -183,7 +184,13 @@ gw_metrics_text(bool up)
 		"idgen_gateway_header_timeouts_total %llu\n", (unsigned long long) get(&header_timeouts));
 	OUT("# HELP idgen_gateway_up 1 when the gateway can issue IDs.\n"
 		"# TYPE idgen_gateway_up gauge\n"
-		"idgen_gateway_up %d\n", up ? 1 : 0);
+		"idgen_gateway_up %d\n", gen->up ? 1 : 0);
+	OUT("# HELP idgen_gateway_lease_validity_seconds How much longer the gateway may issue without another answer from the registry; 0 without a valid lease.\n"
+		"# TYPE idgen_gateway_lease_validity_seconds gauge\n"
+		"idgen_gateway_lease_validity_seconds %.3f\n", gen->validity_ms / 1000.0);
+	OUT("# HELP idgen_gateway_lease_ttl_seconds The lease TTL the validity counts on: --lease-ttl, at most the registry's idgen.lease_ttl.\n"
+		"# TYPE idgen_gateway_lease_ttl_seconds gauge\n"
+		"idgen_gateway_lease_ttl_seconds %.3f\n", gen->ttl_ms / 1000.0);
 	OUT("# HELP idgen_gateway_http_responses_total Responses, by status.\n"
 		"# TYPE idgen_gateway_http_responses_total counter\n");
 	for (i = 0; i < NSTATUS; i++)

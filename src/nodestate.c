@@ -1,15 +1,17 @@
 /*
- * nodestate.c - the node's shared memory, its set-up and its writers
+ * nodestate.c - the node's shared memory, its seqlock and the configuration
+ * derived at every write
  *
- * The struct and its locking protocol are in nodestate.h.  The writers
- * below are how the background worker (and a few SQL functions) change
- * what the generators issue under; each change of the configuration is
- * one seqlock write under the LWLock.
+ * The struct and its locking protocol are in nodestate.h.  Here: setting
+ * the memory up, the two halves of a seqlock write (idgen_config_begin,
+ * idgen_config_end), and what every write derives from the fields it
+ * changed (the state, the issue window, the limit, the epoch in force and
+ * its tick floor).  Who changes the lease, the operator's switch and the
+ * registry's answer is nodestate_writer.c; the copy idgen_status() shows
+ * is adt/sql_status.c.
  */
 #include "nodestate.h"
 
-#include "access/xlog.h"
-#include "mb/pg_wchar.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "utils/timestamp.h"
@@ -253,82 +255,19 @@ idgen_state_name(IdgenState state)
 	return "unknown";
 }
 
-void
-idgen_status_snapshot(IdgenStatusSnapshot *snap)
-{
-	IdgenShared *sh;
-	IdgenConfig cfg;
-	uint32		seq;
-	uint64		last;
-	int			i;
-
-	idgen_require_loaded();
-	sh = idgen_shared;
-	idgen_read_config(&cfg, &seq);
-	LWLockAcquire(sh->lock, LW_SHARED);
-	strlcpy(snap->reason, cfg.state == IDGEN_STATE_DISABLED ?
-			sh->disabled_reason : sh->reason, sizeof(snap->reason));
-	strlcpy(snap->owner, sh->owner, sizeof(snap->owner));
-	snap->have_clock_skew = sh->have_clock_skew;
-	snap->clock_skew_ms = sh->clock_skew_ms;
-	strlcpy(snap->registry_incarnation, sh->registry_incarnation,
-			sizeof(snap->registry_incarnation));
-	snap->last_answer_unix_ms = sh->last_answer_unix_ms;
-	LWLockRelease(sh->lock);
-
-	last = pg_atomic_read_u64(&sh->ticks[cfg.epoch_version].value);
-	snap->wall_unix_ms = idgen_wall_unix_ms();
-	snap->state = cfg.state;
-	if (RecoveryInProgress())
-		snap->state = IDGEN_STATE_RECOVERY;
-	else if (cfg.state == IDGEN_STATE_ACTIVE && last != 0 &&
-			 (int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms >
-			 snap->wall_unix_ms + idgen_max_drift_ms)
-		snap->state = IDGEN_STATE_CLOCK_BEHIND;
-	snap->region = cfg.region;
-	snap->first_worker = cfg.first_worker;
-	snap->worker_count = cfg.worker_count;
-	snap->generation = cfg.generation;
-	snap->lease_until_unix_ms = cfg.lease_until_unix_ms;
-	snap->hw_unix_ms = cfg.hw_ms >= 0 ? cfg.hw_ms + cfg.origin_unix_ms : -1;
-	snap->lease_renewals = pg_atomic_read_u64(&sh->lease_renewals);
-	snap->lease_failures = pg_atomic_read_u64(&sh->lease_failures);
-	snap->fencing_events = pg_atomic_read_u64(&sh->fencing_events);
-	snap->clock_jumps_forward = pg_atomic_read_u64(&sh->clock_jumps_forward);
-	snap->clock_steps_back = pg_atomic_read_u64(&sh->clock_steps_back);
-	snap->logical_unix_ms = last == 0 ? -1 :
-		(int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms;
-	snap->horizon_unix_ms = cfg.horizon_ms + 1 + cfg.origin_unix_ms;
-	snap->seq_exhaustions = pg_atomic_read_u64(&sh->seq_exhaustions);
-	snap->clock_rollbacks = pg_atomic_read_u64(&sh->clock.clock_rollbacks);
-	snap->clock_waits = pg_atomic_read_u64(&sh->clock_waits);
-	snap->clock_wait_ms = pg_atomic_read_u64(&sh->clock_wait_ms);
-	snap->clock_refusals = pg_atomic_read_u64(&sh->clock_refusals);
-	snap->ids_issued64 = pg_atomic_read_u64(&sh->shared_slot.ids);
-	snap->ids_issued128 = pg_atomic_read_u64(&sh->shared_slot.ids128);
-	snap->batches = pg_atomic_read_u64(&sh->shared_slot.batches);
-	for (i = 0; i < sh->nslots; i++)
-	{
-		snap->ids_issued64 += pg_atomic_read_u64(&sh->slots[i].ids);
-		snap->ids_issued128 += pg_atomic_read_u64(&sh->slots[i].ids128);
-		snap->batches += pg_atomic_read_u64(&sh->slots[i].batches);
-	}
-	snap->ids_issued = snap->ids_issued64 + snap->ids_issued128;
-}
-
 /*
  * Writers of the configuration.  Each change happens under lock
  * inside an odd config_seq, so generators see all of it or none of it, and
- * a reservation made across a change is thrown away (see the file header).
+ * a reservation made across a change is thrown away (nodestate.h).
  */
-static void
+void
 idgen_config_begin(void)
 {
 	LWLockAcquire(idgen_shared->lock, LW_EXCLUSIVE);
 	pg_atomic_fetch_add_u32(&idgen_shared->config_seq, 1);
 }
 
-static void
+void
 idgen_config_end(void)
 {
 	IdgenShared *sh = idgen_shared;
@@ -366,7 +305,7 @@ idgen_fence_if_misfit(IdgenShared *sh)
 }
 
 /* No tick past the durable mark, the horizon, or the next epoch's start. */
-static void
+void
 idgen_set_limit(IdgenConfig *cfg)
 {
 	IdgenIssueLimits l = idgen_config_limits(cfg);
@@ -381,7 +320,7 @@ idgen_set_limit(IdgenConfig *cfg)
  * the configuration before this write may still be advancing the word
  * (they throw their reservation away afterwards, but the word moved).
  */
-static void
+void
 idgen_raise_tick_floor(IdgenShared *sh, int64 epoch_start_unix_ms)
 {
 	IdgenConfig *cfg = &sh->config;
@@ -411,7 +350,7 @@ idgen_raise_tick_floor(IdgenShared *sh, int64 epoch_start_unix_ms)
  * issued in this very epoch, up to issued_floor_unix_ms: the word starts
  * above that too.
  */
-static void
+void
 idgen_follow_epochs(IdgenShared *sh, int64 now_unix)
 {
 	IdgenConfig *cfg = &sh->config;
@@ -448,24 +387,6 @@ idgen_switch_epoch(void)
 	IdgenShared *sh = idgen_shared;
 
 	idgen_config_begin();
-	idgen_follow_epochs(sh, idgen_wall_unix_ms());
-	idgen_config_end();
-}
-
-/*
- * The background worker hands over the registry's epochs, read in the same
- * transaction as the lease it is about to publish, before it publishes it.
- */
-void
-idgen_publish_epochs(const IdgenEpochList *list)
-{
-	IdgenShared *sh = idgen_shared;
-
-	idgen_config_begin();
-	/* epochs are only ever appended: a shorter list is an older reading */
-	if (list->count >= sh->epochs.list.count)
-		sh->epochs.list = *list;
-	sh->epochs.loaded = true;
 	idgen_follow_epochs(sh, idgen_wall_unix_ms());
 	idgen_config_end();
 }
@@ -515,227 +436,6 @@ idgen_start_token(void)
 	return idgen_shared->start_token;
 }
 
-void
-idgen_set_bgworker(int procno, const char *owner)
-{
-	LWLockAcquire(idgen_shared->lock, LW_EXCLUSIVE);
-	idgen_shared->bgworker_procno = procno;
-	if (owner)
-		strlcpy(idgen_shared->owner, owner, sizeof(idgen_shared->owner));
-	LWLockRelease(idgen_shared->lock);
-}
-
-/*
- * Install a fresh lease: new workers, generation and starting floor, in
- * the given state; anything but active holds the lease without issuing.
- */
-void
-idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
-						 const char *reason)
-{
-	IdgenShared *sh = idgen_shared;
-	IdgenConfig *cfg = &sh->config;
-	const IdgenEpoch *current;
-
-	idgen_config_begin();
-	/* a lease taken after a switch time starts in the new epoch */
-	idgen_follow_epochs(sh, idgen_wall_unix_ms());
-	cfg->first_worker = lease->first_worker;
-	cfg->generation = lease->generation;
-	cfg->node_bits = idgen_node_bits(&cfg->layout, cfg->region, lease->first_worker);
-	cfg->lease_until_unix_ms = lease->lease_until_unix_ms;
-	cfg->valid_until_unix_ms = state == IDGEN_STATE_ACTIVE ?
-		lease->valid_until_unix_ms : 0;
-	cfg->valid_until_mono_ms = lease->valid_until_mono_ms;
-	cfg->hw_ms = lease->hw_unix_ms - cfg->origin_unix_ms;
-	idgen_set_limit(cfg);
-	/* a renewal that raced a restore must not bring a yielded lease back */
-	if (lease->generation == sh->yielded_generation &&
-		lease->first_worker == sh->yielded_first_worker)
-	{
-		state = IDGEN_STATE_WAITING_FOR_LEASE;
-		reason = sh->reason;
-		cfg->valid_until_unix_ms = 0;
-	}
-
-	/*
-	 * Start strictly above everything issued under earlier leases, in this
-	 * epoch now and in every later one when the node switches to it.
-	 */
-	sh->issued_floor_unix_ms = Max(sh->issued_floor_unix_ms,
-								   lease->start_after_unix_ms);
-	current = idgen_epochs_version(&sh->epochs.list, cfg->epoch_version);
-	idgen_raise_tick_floor(sh, current != NULL ? current->start_unix_ms : 0);
-	sh->lease_state = state;
-	if (reason != sh->reason)
-		strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
-	idgen_config_end();
-}
-
-void
-idgen_publish_lease(const IdgenLease *lease)
-{
-	idgen_publish_lease_held(lease, IDGEN_STATE_ACTIVE, NULL);
-}
-
-/*
- * The lease's validity and mark as the worker keeps them (a renewal, its
- * local mark, a window cut to the monotonic validity); a stopped lease
- * stays stopped.
- */
-void
-idgen_publish_renewal(const IdgenLease *lease, bool renewed)
-{
-	IdgenConfig *cfg = &idgen_shared->config;
-
-	idgen_config_begin();
-	cfg->lease_until_unix_ms = lease->lease_until_unix_ms;
-	if (cfg->valid_until_unix_ms != 0)
-		cfg->valid_until_unix_ms = lease->valid_until_unix_ms;
-	cfg->valid_until_mono_ms = lease->valid_until_mono_ms;
-	cfg->hw_ms = Max(cfg->hw_ms, lease->hw_unix_ms - cfg->origin_unix_ms);
-	idgen_set_limit(cfg);
-	idgen_config_end();
-	if (renewed)
-		pg_atomic_fetch_add_u64(&idgen_shared->lease_renewals, 1);
-}
-
-/* Stop issuing: the lease is gone, fenced, or not yet had. */
-void
-idgen_publish_lease_state(IdgenState state, const char *reason)
-{
-	IdgenShared *sh = idgen_shared;
-
-	idgen_config_begin();
-	sh->lease_state = state;
-	strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
-	if (state != IDGEN_STATE_ACTIVE)
-		sh->config.valid_until_unix_ms = 0;
-	idgen_config_end();
-	if (state == IDGEN_STATE_FENCED)
-		pg_atomic_fetch_add_u64(&sh->fencing_events, 1);
-}
-
-/*
- * idgen.worker_lease rows were restored over this node's running lease
- * (idgen.restore_worker_lease): the restored marks may lie above what the
- * node issues, or the restored holder may be live.  If owner and
- * generation name the lease the node holds now, and it covers (region,
- * worker), stop issuing under it at once, before the restore commits; the
- * background worker then leases anew, above the marks.  A NULL owner means
- * whatever lease the node holds.  Returns whether a lease was given up.
- */
-bool
-idgen_yield_lease(const char *owner, int region, int worker, int64 generation,
-				  const char *reason)
-{
-	IdgenShared *sh = idgen_shared;
-	IdgenConfig *cfg;
-	bool		held;
-
-	if (sh == NULL)
-		return false;
-	cfg = &sh->config;
-	idgen_config_begin();
-	held = cfg->first_worker >= 0 && cfg->generation > 0 &&
-		(owner == NULL ||
-		 (cfg->generation == generation && cfg->region == region &&
-		  worker >= cfg->first_worker &&
-		  worker < cfg->first_worker + cfg->worker_count &&
-		  strcmp(sh->owner, owner) == 0));
-	if (held)
-	{
-		sh->yielded_first_worker = cfg->first_worker;
-		sh->yielded_generation = cfg->generation;
-		cfg->valid_until_unix_ms = 0;
-		if (sh->lease_state == IDGEN_STATE_ACTIVE ||
-			sh->lease_state == IDGEN_STATE_CLOCK_SKEW)
-		{
-			sh->lease_state = IDGEN_STATE_WAITING_FOR_LEASE;
-			strlcpy(sh->reason, reason, sizeof(sh->reason));
-		}
-	}
-	idgen_config_end();
-	if (held)
-		idgen_wake_bgworker();
-	return held;
-}
-
-/*
- * For the background worker: was this lease given up to a restore?  The
- * worker then drops it, so the note is cleared: every later lease is a new
- * acquisition.
- */
-bool
-idgen_take_yield(int first_worker, int64 generation)
-{
-	bool		yielded;
-
-	LWLockAcquire(idgen_shared->lock, LW_EXCLUSIVE);
-	yielded = idgen_shared->yielded_generation == generation &&
-		idgen_shared->yielded_first_worker == first_worker;
-	if (yielded)
-		idgen_shared->yielded_generation = 0;
-	LWLockRelease(idgen_shared->lock);
-	return yielded;
-}
-
-IdgenState
-idgen_lease_state(void)
-{
-	IdgenState	state;
-
-	LWLockAcquire(idgen_shared->lock, LW_SHARED);
-	state = idgen_shared->lease_state;
-	LWLockRelease(idgen_shared->lock);
-	return state;
-}
-
-bool
-idgen_operator_disabled(void)
-{
-	bool		disabled;
-
-	LWLockAcquire(idgen_shared->lock, LW_SHARED);
-	disabled = idgen_shared->operator_disabled;
-	LWLockRelease(idgen_shared->lock);
-	return disabled;
-}
-
-void
-idgen_set_operator_disabled(bool disabled, const char *reason)
-{
-	IdgenShared *sh = idgen_shared;
-	const char *text = disabled && reason ? reason : "";
-	/* cut back to a whole character: idgen_status() must show valid text */
-	int			len = pg_mbcliplen(text, strlen(text), sizeof(sh->disabled_reason) - 1);
-
-	idgen_config_begin();
-	if (sh->config_broken)
-	{
-		idgen_config_end();
-		return;
-	}
-	sh->operator_disabled = disabled;
-	memcpy(sh->disabled_reason, text, len);
-	sh->disabled_reason[len] = '\0';
-	idgen_config_end();
-}
-
-/*
- * The registry answered, as this incarnation ("" if it did not say), with
- * what the worker measured against its clock.
- */
-void
-idgen_publish_registry_answer(bool known, int64 offset_ms, const char *incarnation)
-{
-	LWLockAcquire(idgen_shared->lock, LW_EXCLUSIVE);
-	idgen_shared->have_clock_skew = known;
-	idgen_shared->clock_skew_ms = offset_ms;
-	strlcpy(idgen_shared->registry_incarnation, incarnation, 64);
-	idgen_shared->last_answer_unix_ms = idgen_wall_unix_ms();
-	LWLockRelease(idgen_shared->lock);
-}
 
 /* the first Unix millisecond the current layout cannot hold */
 int64
@@ -792,4 +492,23 @@ idgen_stats_note_drift(int64 ahead_ms)
 		   !pg_atomic_compare_exchange_u64(&idgen_shared->max_drift_ms, &seen,
 										   (uint64) ahead_ms))
 		;
+}
+
+/*
+ * Whether the logical clock runs further ahead of the wall clock than
+ * idgen.max_drift lets IDs run: idgen_status() and the fleet view then say
+ * clock_behind, although the lease is active.
+ */
+bool
+idgen_logical_clock_ahead(void)
+{
+	IdgenConfig cfg;
+	uint32		seq;
+	uint64		last;
+
+	idgen_read_config(&cfg, &seq);
+	last = pg_atomic_read_u64(&idgen_shared->ticks[cfg.epoch_version].value);
+	return cfg.state == IDGEN_STATE_ACTIVE && last != 0 &&
+		(int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms >
+		idgen_wall_unix_ms() + idgen_max_drift_ms;
 }

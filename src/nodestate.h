@@ -3,9 +3,10 @@
  *
  * Everything idgen keeps in shared memory is in IdgenShared: the tick words
  * the generators advance (generate.c), the configuration they issue under,
- * which the background worker writes through the functions below (the
- * writer API), the clock's shared part (clock.h), and the counters behind
- * idgen_status() and the idgen.stats view (adt/sql_stats.c).
+ * which the background worker and the operator's functions change through
+ * the writer API (nodestate_writer.h), the clock's shared part (clock.h),
+ * and the counters behind idgen_status() (adt/sql_status.c) and the
+ * idgen.stats view (adt/sql_stats.c).
  *
  * Locking protocol
  *   ticks[k]       Atomic: the last tick issued under layout epoch k (a
@@ -18,17 +19,20 @@
  *                  throws its reservation away (below).
  *   config, epochs Written only under lock (exclusive), between two
  *                  increments of config_seq (odd while a write is under
- *                  way): a seqlock.  Readers copy it without any lock and
+ *                  way): a seqlock, idgen_config_begin() .. _end(), which
+ *                  derives the state, issue window and limit from what
+ *                  the write changed.  Readers copy it without any lock and
  *                  retry on a changed sequence (idgen_read_config).  A
  *                  generator rereads config_seq after its compare-and-swap
  *                  and throws its reservation away if the configuration
  *                  changed in between: that leaves a gap, never an ID made
  *                  under a lease the node no longer holds.
  *   lock           An LWLock (tranche "idgen").  Writers take it exclusive:
- *                  the background worker, SQL functions (idgen_disable(),
- *                  idgen_enable(), a restore's yield) and a generator that
- *                  makes an epoch switch, all in normal processes.  Readers
- *                  of the fields below that the seqlock does not cover
+ *                  the background worker and SQL functions (idgen_disable(),
+ *                  idgen_enable(), a restore's yield) through
+ *                  nodestate_writer.h, and a generator that makes an epoch
+ *                  switch (idgen_switch_epoch), all in normal processes.
+ *                  Readers of the fields below that the seqlock does not cover
  *                  (reasons, owner, clock skew, the stats baseline) take it
  *                  shared.  Nothing under it raises an error.
  *   lease_state .. Protected by lock; the reasons are strings, which is why
@@ -39,7 +43,7 @@
  *                  reset never writes them: it stores a baseline instead.
  *   counters       Atomics, touched only off the fast path.
  *
- * The background worker (bgworker.c) is the only writer of the lease part
+ * The background worker (worker/) is the only writer of the lease part
  * of the configuration: which workers the node holds, until when, and the
  * high-water mark it has made durable.  No tick is ever issued past that
  * mark, and none after the lease's validity ends, so a node that crashes,
@@ -286,81 +290,33 @@ idgen_read_config(IdgenConfig *cfg, uint32 *seq_out)
 extern void idgen_state_reason(IdgenState state, char *reason, Size size);
 extern const char *idgen_state_name(IdgenState state);
 
-/* a consistent copy of the generator's state for idgen_status() */
-typedef struct IdgenStatusSnapshot
-{
-	IdgenState	state;
-	char		reason[256];
-	int			region;
-	int			first_worker;
-	int			worker_count;
-	int64		generation;
-	int64		lease_until_unix_ms;
-	int64		hw_unix_ms;
-	char		owner[IDGEN_OWNER_LEN];
-	uint64		lease_renewals;
-	uint64		lease_failures;
-	uint64		fencing_events;
-	uint64		clock_jumps_forward;
-	uint64		clock_steps_back;
-	int64		logical_unix_ms;	/* last issued millisecond, or -1 */
-	int64		wall_unix_ms;
-	int64		horizon_unix_ms;
-	uint64		ids_issued;		/* both widths */
-	uint64		ids_issued64;
-	uint64		ids_issued128;
-	uint64		batches;
-	uint64		seq_exhaustions;
-	uint64		clock_rollbacks;
-	uint64		clock_waits;
-	uint64		clock_wait_ms;
-	uint64		clock_refusals;
-	bool		have_clock_skew;
-	int64		clock_skew_ms;	/* this node's clock minus the registry's */
-	char		registry_incarnation[64];
-	int64		last_answer_unix_ms;
-} IdgenStatusSnapshot;
+/*
+ * The write side of the seqlock, for nodestate_writer.c and
+ * idgen_switch_epoch() only.  Between begin and end the caller holds the
+ * lock exclusive and may change config, epochs and the lock's fields; the
+ * helpers derive what depends on them.  end sets the state and the window.
+ */
+extern void idgen_config_begin(void);
+extern void idgen_config_end(void);
+/* issue under the epoch in force at now_unix; arm the switch to the next */
+extern void idgen_follow_epochs(IdgenShared *sh, int64 now_unix);
+/* the tick word of the epoch in force starts above epoch start and floor */
+extern void idgen_raise_tick_floor(IdgenShared *sh, int64 epoch_start_unix_ms);
+extern void idgen_set_limit(IdgenConfig *cfg);
 
-extern void idgen_status_snapshot(IdgenStatusSnapshot *snap);
+/* the logical clock runs ahead of the wall clock past idgen.max_drift */
+extern bool idgen_logical_clock_ahead(void);
 
 /* layout epochs (the node keeps its copy here) */
-extern void idgen_publish_epochs(const IdgenEpochList *list);
 extern bool idgen_epochs_copy(IdgenEpochList *list, uint32 *seq_out);
 extern uint32 idgen_config_version(void);
 /* the first reservation past a switch time makes the switch */
 extern void idgen_switch_epoch(void);
 
-/* the lease, as the background worker publishes it */
-typedef struct IdgenLease
-{
-	int			first_worker;
-	int64		generation;
-	int64		lease_until_unix_ms;
-	int64		valid_until_unix_ms;	/* lease_until less a safety margin */
-	int64		valid_until_mono_ms;	/* the same on idgen_pace_clock_ms() */
-	int64		hw_unix_ms;		/* durable high-water mark */
-	int64		start_after_unix_ms;	/* issue only above this; -1: none */
-} IdgenLease;
-
-extern void idgen_publish_lease(const IdgenLease *lease);
-extern void idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
-									 const char *reason);
-/* renewed: a later validity; else only a new mark or a shorter window */
-extern void idgen_publish_renewal(const IdgenLease *lease, bool renewed);
-extern void idgen_publish_lease_state(IdgenState state, const char *reason);
-extern bool idgen_yield_lease(const char *owner, int region, int worker,
-							  int64 generation, const char *reason);
-extern bool idgen_take_yield(int first_worker, int64 generation);
-extern IdgenState idgen_lease_state(void);
-extern bool idgen_operator_disabled(void);
-extern void idgen_set_operator_disabled(bool disabled, const char *reason);
 extern bool idgen_config_is_broken(void);
 extern void idgen_node_shape(int *region, int *worker_count, int *worker_bits);
 extern uint64 idgen_start_token(void);
-extern void idgen_set_bgworker(int procno, const char *owner);
 extern void idgen_wake_bgworker(void);
-extern void idgen_publish_registry_answer(bool known, int64 offset_ms,
-										   const char *incarnation);
 extern int64 idgen_logical_unix_ms(void);
 extern int64 idgen_horizon_unix_ms(void);
 extern void idgen_want_hw(int64 unix_ms);

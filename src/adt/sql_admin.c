@@ -12,7 +12,7 @@
 #include "utils/timestamp.h"
 
 #include "clock.h"
-#include "nodestate.h"
+#include "nodestate_writer.h"
 
 /* idgen.clock(): the wall clock idgen issues by, test offset included */
 PG_FUNCTION_INFO_V1(idgen_clock);

@@ -312,7 +312,48 @@ report_foreign(text *token)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 			 errmsg("invalid idgen mask token: \"%s\"", shown_token(token)),
-			 errdetail("The token was not made with this database's mask keys.")));
+			 errdetail("The token was not made with this database's mask keys, or a character of it was changed."),
+			 errhint("Check the token for a mistyped character; a token from another database unmasks only there.")));
+}
+
+IDGEN_NORETURN static void report_malformed(text *token);
+
+/* say what is wrong with it: a mistyped character is the common case */
+static void
+report_malformed(text *token)
+{
+	const char *s = VARDATA_ANY(token);
+	int			len = VARSIZE_ANY_EXHDR(token);
+	size_t		at;
+
+	switch (idgen_mask_token_malformed(s, len, &at))
+	{
+		case IDGEN_MASK_BAD_DIGIT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("invalid idgen mask token: \"%s\"", shown_token(token)),
+					 errdetail("Character %d (\"%.*s\") is not a Crockford base32 digit: a token has digits and letters other than i, l, o and u.",
+							   (int) at + 1, pg_mblen(s + at), s + at),
+					 errhint("Check the token for a mistyped character.")));
+			break;
+		case IDGEN_MASK_BAD_LAST_DIGIT:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("invalid idgen mask token: \"%s\"", shown_token(token)),
+					 errdetail("No token ends in \"%c\": its last character was changed.",
+							   s[at]),
+					 errhint("Check the token for a mistyped character.")));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("invalid idgen mask token: \"%s\"", shown_token(token)),
+					 errdetail("A mask token is %d (idgen) or %d (idgen128) characters of Crockford base32; this one has %d.",
+							   IDGEN_MASK_TOKEN64_CHARS, IDGEN_MASK_TOKEN128_CHARS,
+							   pg_mbstrlen_with_len(s, len))));
+			break;
+	}
+	pg_unreachable();
 }
 
 /* parse and find the key; on return tok is well formed and secret set */
@@ -323,11 +364,7 @@ open_token(text *token, int want_width, IdgenMaskToken *tok)
 
 	if (idgen_mask_token_parse(VARDATA_ANY(token), VARSIZE_ANY_EXHDR(token),
 							   tok) != IDGEN_MASK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid idgen mask token: \"%s\"", shown_token(token)),
-				 errdetail("A mask token is %d (idgen) or %d (idgen128) characters of Crockford base32: digits and letters other than i, l, o and u.",
-						   IDGEN_MASK_TOKEN64_CHARS, IDGEN_MASK_TOKEN128_CHARS)));
+		report_malformed(token);
 	if (tok->width != want_width)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),

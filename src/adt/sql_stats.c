@@ -2,7 +2,7 @@
  * sql_stats.c - idgen.stats: the generator's and the watchdog's counters
  *
  * Every counter lives in the node's shared struct (nodestate.h) and comes
- * from idgen_status_snapshot(), but for the collisions the watchdog found
+ * from idgen_status_snapshot() (sql_status.c), but for the collisions the watchdog found
  * and the largest drift seen.  A reset never writes the counters: their
  * per-backend slots may be written by their own backend only.  It stores
  * their values as a baseline that readers subtract, so idgen_status()
@@ -25,7 +25,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "nodestate.h"
+#include "sql_status.h"
 
 /* columns of idgen.stats_counters() */
 #define IDGEN_STATS_COLS 22

@@ -1,15 +1,18 @@
 /*
- * sql_status.c - idgen_status(): what this node is doing and why
+ * sql_status.c - idgen_status(): what this node is doing and why, and the
+ * snapshot of the shared state it and idgen.stats read
  */
 #include "base.h"
 
 #include "access/htup_details.h"
+#include "access/xlog.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "nodestate.h"
+#include "clock.h"
 #include "settings.h"
+#include "sql_status.h"
 
 /*
  * columns of the 0.6 signature; each older signature is a prefix of it:
@@ -19,6 +22,77 @@
 #define IDGEN_STATUS_COLS_V05 27
 #define IDGEN_STATUS_COLS_V02 25
 #define IDGEN_STATUS_COLS_V01 18
+
+/*
+ * The state shown is the configuration's, but for two things only a reader
+ * can see: a standby's recovery, and a logical clock that ran further ahead
+ * of the wall clock than idgen.max_drift_ms allows.
+ */
+void
+idgen_status_snapshot(IdgenStatusSnapshot *snap)
+{
+	IdgenShared *sh;
+	IdgenConfig cfg;
+	uint32		seq;
+	uint64		last;
+	int			i;
+
+	idgen_require_loaded();
+	sh = idgen_shared;
+	idgen_read_config(&cfg, &seq);
+	LWLockAcquire(sh->lock, LW_SHARED);
+	strlcpy(snap->reason, cfg.state == IDGEN_STATE_DISABLED ?
+			sh->disabled_reason : sh->reason, sizeof(snap->reason));
+	strlcpy(snap->owner, sh->owner, sizeof(snap->owner));
+	snap->have_clock_skew = sh->have_clock_skew;
+	snap->clock_skew_ms = sh->clock_skew_ms;
+	strlcpy(snap->registry_incarnation, sh->registry_incarnation,
+			sizeof(snap->registry_incarnation));
+	snap->last_answer_unix_ms = sh->last_answer_unix_ms;
+	LWLockRelease(sh->lock);
+
+	last = pg_atomic_read_u64(&sh->ticks[cfg.epoch_version].value);
+	snap->wall_unix_ms = idgen_wall_unix_ms();
+	snap->state = cfg.state;
+	if (RecoveryInProgress())
+		snap->state = IDGEN_STATE_RECOVERY;
+	else if (cfg.state == IDGEN_STATE_ACTIVE && last != 0 &&
+			 (int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms >
+			 snap->wall_unix_ms + idgen_max_drift_ms)
+		snap->state = IDGEN_STATE_CLOCK_BEHIND;
+	/* a reason given with an active lease (a wait for the clock) is over */
+	if (snap->state == IDGEN_STATE_ACTIVE)
+		snap->reason[0] = '\0';
+	snap->region = cfg.region;
+	snap->first_worker = cfg.first_worker;
+	snap->worker_count = cfg.worker_count;
+	snap->generation = cfg.generation;
+	snap->lease_until_unix_ms = cfg.lease_until_unix_ms;
+	snap->hw_unix_ms = cfg.hw_ms >= 0 ? cfg.hw_ms + cfg.origin_unix_ms : -1;
+	snap->lease_renewals = pg_atomic_read_u64(&sh->lease_renewals);
+	snap->lease_failures = pg_atomic_read_u64(&sh->lease_failures);
+	snap->fencing_events = pg_atomic_read_u64(&sh->fencing_events);
+	snap->clock_jumps_forward = pg_atomic_read_u64(&sh->clock_jumps_forward);
+	snap->clock_steps_back = pg_atomic_read_u64(&sh->clock_steps_back);
+	snap->logical_unix_ms = last == 0 ? -1 :
+		(int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms;
+	snap->horizon_unix_ms = cfg.horizon_ms + 1 + cfg.origin_unix_ms;
+	snap->seq_exhaustions = pg_atomic_read_u64(&sh->seq_exhaustions);
+	snap->clock_rollbacks = pg_atomic_read_u64(&sh->clock.clock_rollbacks);
+	snap->clock_waits = pg_atomic_read_u64(&sh->clock_waits);
+	snap->clock_wait_ms = pg_atomic_read_u64(&sh->clock_wait_ms);
+	snap->clock_refusals = pg_atomic_read_u64(&sh->clock_refusals);
+	snap->ids_issued64 = pg_atomic_read_u64(&sh->shared_slot.ids);
+	snap->ids_issued128 = pg_atomic_read_u64(&sh->shared_slot.ids128);
+	snap->batches = pg_atomic_read_u64(&sh->shared_slot.batches);
+	for (i = 0; i < sh->nslots; i++)
+	{
+		snap->ids_issued64 += pg_atomic_read_u64(&sh->slots[i].ids);
+		snap->ids_issued128 += pg_atomic_read_u64(&sh->slots[i].ids128);
+		snap->batches += pg_atomic_read_u64(&sh->slots[i].batches);
+	}
+	snap->ids_issued = snap->ids_issued64 + snap->ids_issued128;
+}
 
 /* idgen_status(): one row describing this node's generator */
 PG_FUNCTION_INFO_V1(idgen_status);

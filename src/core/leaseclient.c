@@ -163,7 +163,7 @@ idgen_lc_next(IdgenLeaseClient *lc, int64_t boot_ms, int64_t *wait_ms)
 
 /*
  * validity of a grant of until - registry, counted from sent (R1), and no
- * longer than the registry's hold floor (R1a)
+ * longer than the registry's hold floor (R1a; docs/concepts.md)
  */
 static void
 lc_set_validity(IdgenLeaseClient *lc, int64_t sent_boot_ms, int64_t granted)

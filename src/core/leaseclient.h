@@ -7,7 +7,7 @@
  *
  *  - what to do next (idgen_lc_next): lease, renew, wait, give an ended
  *    lease up, or release a fenced one and lease anew;
- *  - how long a lease is valid (R1, docs/fleets.md): counted on
+ *  - how long a lease is valid (R1, docs/concepts.md): counted on
  *    CLOCK_BOOTTIME from the sending of the request that got it,
  *        valid_until = sent + g - max(g / 20, 100 ms),  g = min(granted, H)
  *    where granted is what the registry granted (the TTL, or less for a

@@ -344,6 +344,31 @@ idgen_mask_token_parse(const char *text, size_t len, IdgenMaskToken *tok)
 	return IDGEN_MASK_OK;
 }
 
+IdgenMaskMalformed
+idgen_mask_token_malformed(const char *text, size_t len, size_t *at)
+{
+	IdgenMaskToken tok;
+	size_t		i;
+
+	*at = 0;
+	if (len != IDGEN_MASK_TOKEN64_CHARS && len != IDGEN_MASK_TOKEN128_CHARS)
+		return IDGEN_MASK_BAD_LENGTH;
+	for (i = 0; i < len; i++)
+	{
+		if (base32_value((unsigned char) text[i]) < 0)
+		{
+			*at = i;
+			return IDGEN_MASK_BAD_DIGIT;
+		}
+	}
+	if (idgen_mask_token_parse(text, len, &tok) != IDGEN_MASK_OK)
+	{
+		*at = len - 1;
+		return IDGEN_MASK_BAD_LAST_DIGIT;
+	}
+	return IDGEN_MASK_NOT_MALFORMED;
+}
+
 bool
 idgen_mask_token_verify(const uint8_t secret[IDGEN_MASK_SECRET_LEN],
 						const IdgenMaskToken *tok)

@@ -112,6 +112,23 @@ extern IdgenMaskResult idgen_mask_token_parse(const char *text, size_t len,
 											  IdgenMaskToken *tok);
 
 /*
+ * Why a text is not a token, for the error message (idgen_mask_token_parse
+ * said IDGEN_MASK_MALFORMED): the length, the first character that is no
+ * base32 digit (its offset in *at), or a last character whose padding bits
+ * are not 0 (a token never has one, so that every token has one spelling).
+ */
+typedef enum IdgenMaskMalformed
+{
+	IDGEN_MASK_NOT_MALFORMED = 0,
+	IDGEN_MASK_BAD_LENGTH,
+	IDGEN_MASK_BAD_DIGIT,
+	IDGEN_MASK_BAD_LAST_DIGIT
+} IdgenMaskMalformed;
+
+extern IdgenMaskMalformed idgen_mask_token_malformed(const char *text, size_t len,
+													 size_t *at);
+
+/*
  * Step two: check the tag under the token's key and undo the permutation.
  * Returns IDGEN_MASK_OK, IDGEN_MASK_FOREIGN (tag mismatch, or a value no
  * mask could have made) or IDGEN_MASK_WRONG_WIDTH.

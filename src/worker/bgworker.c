@@ -77,7 +77,7 @@
 #include "lease.h"
 #include "localmark.h"
 #include "nodelocal.h"
-#include "nodestate.h"
+#include "nodestate_writer.h"
 #include "registry.h"
 
 /* how often the worker takes a step: looks at its lease and the clock */
@@ -85,7 +85,8 @@
 /*
  * The first wait after a failed unit of work; it doubles from there, up to
  * 500 ms: an attempt costs the registry one refused connection, and a node
- * issues again within a second of its registry answering (R5).
+ * issues again within a second of its registry answering (R5,
+ * docs/concepts.md).
  */
 #define IDGEN_BACKOFF_MIN_MS 250
 #define IDGEN_BACKOFF_MAX_MS 500

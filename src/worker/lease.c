@@ -10,6 +10,7 @@
  */
 #include "worker.h"
 
+#include "utils/datetime.h"
 #include "utils/timestamp.h"
 
 #include "audit.h"
@@ -125,7 +126,7 @@ hw_target(void)
  * A lease answered to a request sent at wall time sent_wall and pace clock
  * time sent_mono (idgen_pace_clock_ms(), which no clock step moves) ends
  * on the node a TTL after the sending, less a margin for the two clocks'
- * rates (R1, docs/fleets.md): the registry read its clock after we sent,
+ * rates (R1, docs/concepts.md): the registry read its clock after we sent,
  * so its end is later, however far apart the two clocks are.  The lease
  * client (leaseclient.c, the one every holder runs) works it out on the
  * monotonic clock; the wall clock window, which bounds the IDs' stamps,
@@ -370,6 +371,20 @@ lease_try_acquire(IdgenWorker *w)
 	idgen_publish_epochs(&epochs);
 	if (w->skewed)
 		idgen_publish_lease_held(&lease, IDGEN_STATE_CLOCK_SKEW, w->skew_reason);
+	else if (lease.start_after_unix_ms > received + idgen_max_drift_ms)
+	{
+		char		why[256];
+		char		mark[MAXDATELEN + 1];
+
+		/* active, but the clock must first pass the mark: say so (status) */
+		strlcpy(mark, timestamptz_to_str(idgen_unix_ms_to_timestamptz(lease.start_after_unix_ms)),
+				sizeof(mark));
+		snprintf(why, sizeof(why),
+				 "waiting %lld s for the clock to pass %s, the starting mark of workers %d-%d: an earlier holder of the block (fenced, or ended without a clean release) may have issued IDs up to then",
+				 (long long) ((lease.start_after_unix_ms - received + 999) / 1000),
+				 mark, lease.first_worker, lease.first_worker + w->worker_count - 1);
+		idgen_publish_lease_held(&lease, IDGEN_STATE_ACTIVE, why);
+	}
 	else
 		idgen_publish_lease(&lease);
 	ereport(LOG,
@@ -505,7 +520,10 @@ lease_renew(IdgenWorker *w)
 	 * (a clean successor may start lower): it no longer gates issuing.
 	 */
 	p[7] = int_text(Max(w->local_hw, w->lease.hw_unix_ms));
-	p[8] = idgen_operator_disabled() ? "disabled" : idgen_state_name(state);
+	/* the fleet view shows what idgen_status() shows, a wait for the clock too */
+	p[8] = idgen_operator_disabled() ? "disabled" :
+		state == IDGEN_STATE_ACTIVE && idgen_logical_clock_ahead() ?
+		idgen_state_name(IDGEN_STATE_CLOCK_BEHIND) : idgen_state_name(state);
 	p[9] = w->have_skew ? int_text(w->skew.offset_ms) : NULL;
 	p[10] = int_text(drift_allowance_ms());
 	rows = registry_exec(v2 ? renew_sql_06 : fleet ? renew_sql : renew_sql_04,

@@ -150,11 +150,12 @@ answer_block_fits(IdgenWorker *w, const IdgenEpochList *list, int first_worker,
 }
 
 /*
- * The registry's incarnation, as an answer named it (R8): a change is
- * logged and audited, and the node goes on only through renewals of its
- * own rows, which need the rows at its owner and generation anyway.  An
- * incarnation that comes back after another one answered means two
- * registries answer at once: returns false, with why in *reason.
+ * The registry's incarnation, as an answer named it (R8, docs/concepts.md):
+ * a change is logged and audited, and the node goes on only through
+ * renewals of its own rows, which need the rows at its owner and
+ * generation anyway.  An incarnation that comes back after another one
+ * answered means two registries answer at once: returns false, with why in
+ * *reason.
  */
 bool
 answer_note_incarnation(IdgenWorker *w, const char *incarnation, char *reason,

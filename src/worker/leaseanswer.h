@@ -5,7 +5,7 @@
  * the registry's clock, to measure the skew against the node's; its layout
  * epochs, read in the lease's own transaction; and its incarnation, which
  * the node follows to notice a different registry, or two of them (lease
- * protocol v2, R8; docs/fleets.md).  Answers travel as text (registry.h).
+ * protocol v2, R8; docs/concepts.md).  Answers travel as text (registry.h).
  */
 #ifndef IDGEN_LEASEANSWER_H
 #define IDGEN_LEASEANSWER_H

@@ -3,7 +3,7 @@
  *
  * A file in the data directory, IDGEN_LOCAL_HW_FILE, holding one number:
  * Unix milliseconds at or above every ID this node has issued.  The
- * generator issues only up to it (lease protocol v2, R3; docs/fleets.md),
+ * generator issues only up to it (lease protocol v2, R3; docs/concepts.md),
  * and the background worker keeps it ahead of demand, written durably
  * before the generator may use it, whether the registry answers or not.
  * A node that restarts starts above it.  The registry gets it at every

@@ -429,7 +429,7 @@ remote_ensure_connected(void)
 	 * The registry gives up on a statement a little before the node does,
 	 * and on a transaction the node left open.  Commits keep the
 	 * registry's own synchronous_commit: with synchronous standbys a grant
-	 * is on them before the node trusts it (R6, docs/fleets.md).
+	 * is on them before the node trusts it (R6, docs/concepts.md).
 	 */
 	snprintf(settings, sizeof(settings),
 			 "SET statement_timeout = %d; SET lock_timeout = %d; "

@@ -21,7 +21,7 @@
 #include "clock.h"
 #include "core/fleet.h"
 #include "core/leaseclient.h"
-#include "nodestate.h"
+#include "nodestate_writer.h"
 
 /*
  * how long to wait between attempts to get a lease: a node is issuing again
