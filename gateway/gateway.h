@@ -38,9 +38,10 @@
 /* leased workers at most (a power of two; see gwissue.c) */
 #define GW_MAX_WORKERS 8
 
+/* the command line's settings (gwoptions.c) */
 extern GwOptions gw_opt;
 
-/* one line on stderr, with the time in UTC (gwmain.c) */
+/* one line on stderr, with the time in UTC (gwmetrics.c) */
 extern void gw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* time, in milliseconds */
@@ -67,6 +68,7 @@ typedef enum GwRefusal
 	GW_REFUSAL_COUNT
 } GwRefusal;
 
+/* its label in metrics and /health (gwmetrics.c) */
 extern const char *gw_refusal_name(GwRefusal r);
 
 /* a lease set as the registry gave it, for gw_issue_install_lease() */
@@ -176,11 +178,10 @@ typedef struct GwAnswer
 	const char *content_type;	/* NULL: application/json */
 } GwAnswer;
 
-/* ---- JSON and answers (gwhttp.c) ---- */
+/* ---- random bytes (gwbatch.c) ---- */
 
-/* append s as a JSON string (with quotes) to buf; returns the new length */
-extern size_t gw_json_string(char *buf, size_t len, size_t cap, const char *s);
-extern char *gw_error_json(const char *code, const char *message);
+/* len bytes of the kernel's randomness (getrandom); waits rather than fail */
+extern bool gw_random_bytes(void *buf, size_t len);
 
 /* ---- HTTP (gwhttp.c) ---- */
 
@@ -198,6 +199,15 @@ extern void gw_metric_lease(bool ok);
 extern void gw_metric_rollback(void);
 extern void gw_metric_fenced(void);
 extern void gw_metric_header_timeout(void);
-extern char *gw_metrics_text(void);
+/* what a scrape shows of the generator, read by the caller (gwissue.c) */
+typedef struct GwGeneratorGauges
+{
+	bool		up;				/* gw_issue_health() is GW_OK */
+	int64_t		validity_ms;	/* gw_issue_lease_times() */
+	int64_t		ttl_ms;
+} GwGeneratorGauges;
+
+/* the scrape's text, malloc'd */
+extern char *gw_metrics_text(const GwGeneratorGauges *gen);
 
 #endif							/* IDGEN_GATEWAY_H */

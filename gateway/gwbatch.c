@@ -25,30 +25,30 @@
 #define GW_BATCH_FORMAT 1
 #define GW_BATCH_HEADER 35
 
+bool
+gw_random_bytes(void *buf, size_t len)
+{
+	size_t		got = 0;
+
+	while (got < len)
+	{
+		ssize_t		n = getrandom((uint8_t *) buf + got, len - got, 0);
+
+		if (n > 0)
+			got += (size_t) n;
+	}
+	return true;
+}
+
 /* 48 random bits for an idgen128's tail, from a per-thread pool */
 static uint64_t
 random48(void)
 {
-	static __thread uint8_t pool[3072];
-	static __thread size_t used = sizeof(pool);
-	uint64_t	r = 0;
-	int			i;
+	static __thread IdgenRandomPool pool = IDGEN_RANDOM_POOL_INIT;
+	uint64_t	r;
 
-	if (used + 6 > sizeof(pool))
-	{
-		size_t		got = 0;
-
-		while (got < sizeof(pool))
-		{
-			ssize_t		n = getrandom(pool + got, sizeof(pool) - got, 0);
-
-			if (n > 0)
-				got += (size_t) n;
-		}
-		used = 0;
-	}
-	for (i = 0; i < 6; i++)
-		r = (r << 8) | pool[used++];
+	/* gw_random_bytes waits rather than fail */
+	(void) idgen_random48(&pool, gw_random_bytes, &r);
 	return r;
 }
 

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "clockms.h"
 #include "gwconn.h"
 
 /*
@@ -42,10 +43,7 @@ static volatile bool reaper_stop;
 static double
 mono_seconds(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return idgen_clock_seconds(CLOCK_MONOTONIC);
 }
 
 static Conn *

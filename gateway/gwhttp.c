@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -28,7 +27,9 @@
 #include "gwconn.h"
 #include "gwbatch.h"
 #include "gwdecode.h"
+#include "gwjson.h"
 #include "gwpool.h"
+#include "clockms.h"
 #include "idtext.h"
 
 static struct MHD_Daemon *daemon_handle;
@@ -59,62 +60,7 @@ typedef struct Req
 static double
 mono_seconds(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-size_t
-gw_json_string(char *buf, size_t len, size_t cap, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	/* worst case six bytes a character, two quotes and a NUL */
-	if (len + 3 > cap)
-		return len;
-	buf[len++] = '"';
-	for (; *s && len + 8 < cap; s++)
-	{
-		unsigned char c = (unsigned char) *s;
-
-		if (c == '"' || c == '\\')
-		{
-			buf[len++] = '\\';
-			buf[len++] = (char) c;
-		}
-		else if (c < 0x20 || c == 0x7f)
-		{
-			buf[len++] = '\\';
-			buf[len++] = 'u';
-			buf[len++] = '0';
-			buf[len++] = '0';
-			buf[len++] = hex[c >> 4];
-			buf[len++] = hex[c & 15];
-		}
-		else
-			buf[len++] = (char) c;
-	}
-	buf[len++] = '"';
-	buf[len] = '\0';
-	return len;
-}
-
-char *
-gw_error_json(const char *code, const char *message)
-{
-	size_t		cap = 64 + 6 * (strlen(code) + strlen(message));
-	char	   *buf = malloc(cap);
-	size_t		len;
-
-	if (buf == NULL)
-		return NULL;
-	len = (size_t) snprintf(buf, cap, "{\"error\": ");
-	len = gw_json_string(buf, len, cap, code);
-	len += (size_t) snprintf(buf + len, cap - len, ", \"message\": ");
-	len = gw_json_string(buf, len, cap, message);
-	snprintf(buf + len, cap - len, "}\n");
-	return buf;
+	return idgen_clock_seconds(CLOCK_MONOTONIC);
 }
 
 static enum MHD_Result
@@ -269,7 +215,7 @@ answer_ids(struct MHD_Connection *conn, const GwToken *t, GwAnswer *a, Req *req)
 	req->job.batch = batch;
 	/* an idgen128's random bits come from a seed the record keeps */
 	if (r == GW_OK && want128 &&
-		getrandom(req->job.seed, sizeof(req->job.seed), 0) != (ssize_t) sizeof(req->job.seed))
+		!gw_random_bytes(req->job.seed, sizeof(req->job.seed)))
 	{
 		r = GW_MARK;
 		snprintf(msg, sizeof(msg), "cannot issue IDs: no random bytes for an idgen128 seed");
@@ -362,6 +308,23 @@ answer_health(struct MHD_Connection *conn, GwAnswer *a)
 	a->status = r == GW_OK ? 200 : 503;
 	a->retry_after_s = r == GW_OK ? 0 : 1;
 	a->body = buf;
+}
+
+
+/*
+ * A lease request, parsed into the job by the caller: a good one goes to
+ * the registry pool as kind (true), a bad one is answered here.
+ */
+static bool
+lease_job(GwAnswer *a, Req *req, GwJobKind kind, GwProblem parsed)
+{
+	if (parsed.status != 0)
+	{
+		problem_answer(a, parsed);
+		return false;
+	}
+	req->job.kind = kind;
+	return true;
 }
 
 static enum MHD_Result
@@ -479,41 +442,28 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 			answer_decode(id, &a);
 			break;
 		case GW_ROUTE_WORKER_LEASE:
-			{
-				GwWorkerLeaseRequest w;
-
-				p = gw_parse_worker_lease(req->body, req->len, &w);
-				if (p.status != 0)
-					problem_answer(&a, p);
-				else
-				{
-					req->job.kind = GW_JOB_WORKER_LEASE;
-					req->job.worker = w;
-					return dispatch(conn, req);
-				}
-			}
+			if (lease_job(&a, req, GW_JOB_WORKER_LEASE,
+						  gw_parse_worker_lease(req->body, req->len, &req->job.worker)))
+				return dispatch(conn, req);
 			break;
 		case GW_ROUTE_RANGE_LEASE:
-			{
-				GwRangeLeaseRequest r;
-
-				p = gw_parse_range_lease(req->body, req->len, &r);
-				if (p.status != 0)
-					problem_answer(&a, p);
-				else
-				{
-					req->job.kind = GW_JOB_RANGE_LEASE;
-					req->job.range = r;
-					return dispatch(conn, req);
-				}
-			}
+			if (lease_job(&a, req, GW_JOB_RANGE_LEASE,
+						  gw_parse_range_lease(req->body, req->len, &req->job.range)))
+				return dispatch(conn, req);
 			break;
 		case GW_ROUTE_HEALTHZ:
 			answer_health(conn, &a);
 			break;
 		case GW_ROUTE_METRICS:
 			a.status = 200;
-			a.body = gw_metrics_text();
+			{
+				char		reason[256];
+				GwGeneratorGauges gen;
+
+				gen.up = gw_issue_health(reason, sizeof(reason)) == GW_OK;
+				gw_issue_lease_times(&gen.validity_ms, &gen.ttl_ms);
+				a.body = gw_metrics_text(&gen);
+			}
 			/* Prometheus's text exposition format */
 			a.content_type = "text/plain; version=0.0.4";
 			break;
@@ -613,30 +563,21 @@ gw_http_start(const GwTokens *t, char *err, size_t err_len)
 			return -1;
 		}
 		flags |= MHD_USE_TLS;
-		daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_opt.listen_port, NULL, NULL,
-										 handle, NULL,
-										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
-										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) GW_IDLE_TIMEOUT_S,
-										 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
-										 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
-										 MHD_OPTION_NOTIFY_CONNECTION, gw_conn_notify, NULL,
-										 MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
-										 MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
-										 MHD_OPTION_END);
 	}
-	else
-		daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_opt.listen_port, NULL, NULL,
-										 handle, NULL,
-										 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-										 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
-										 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-										 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) GW_IDLE_TIMEOUT_S,
-										 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
-										 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
-										 MHD_OPTION_NOTIFY_CONNECTION, gw_conn_notify, NULL,
-										 MHD_OPTION_END);
+	/* without TLS the option list ends where the certificate would begin */
+	daemon_handle = MHD_start_daemon(flags, (uint16_t) gw_opt.listen_port, NULL, NULL,
+									 handle, NULL,
+									 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+									 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) gw_opt.threads,
+									 MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+									 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) GW_IDLE_TIMEOUT_S,
+									 MHD_OPTION_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections,
+									 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) gw_opt.max_connections_per_ip,
+									 MHD_OPTION_NOTIFY_CONNECTION, gw_conn_notify, NULL,
+									 gw_opt.tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
+									 tls_cert_pem,
+									 MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
+									 MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (daemon_handle == NULL)
 	{

@@ -49,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clockms.h"
 #include "clockpace.h"
 #include "layout.h"
 #include "tick.h"
@@ -102,19 +103,13 @@ static char state_path[4096];
 int64_t
 gw_wall_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return idgen_clock_ms(CLOCK_REALTIME);
 }
 
 int64_t
 gw_boot_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return idgen_clock_ms(CLOCK_BOOTTIME);
 }
 
 /* under mu */
@@ -133,17 +128,6 @@ gw_clock_ms(void)
 	v = paced_now();
 	pthread_mutex_unlock(&mu);
 	return v;
-}
-
-const char *
-gw_refusal_name(GwRefusal r)
-{
-	static const char *const names[GW_REFUSAL_COUNT] = {
-		"ok", "no_lease", "fenced", "lease_expired", "clock_behind",
-		"clock_skew", "clock_invalid", "mark", "too_many", "epochs_lost"
-	};
-
-	return r >= 0 && r < GW_REFUSAL_COUNT ? names[r] : "unknown";
 }
 
 /* how far ahead of demand the durable mark is kept: as a node keeps its own */
@@ -516,6 +500,24 @@ setup_epoch(int64_t now)
 	return NULL;
 }
 
+/*
+ * The parts of the issue limit (tick.h) under the epoch set up, in layout
+ * ms; stamp_limit is the lease client's, in Unix ms.  Under mu.
+ */
+static IdgenIssueLimits
+issue_limits(int64_t stamp_limit)
+{
+	int64_t		origin = g.layout.origin_unix_ms;
+	IdgenIssueLimits l;
+
+	l.horizon_ms = idgen_layout_max_ms(&g.layout);
+	l.switch_ms = g.next_switch_unix_ms == INT64_MAX ? INT64_MAX :
+		g.next_switch_unix_ms - origin;
+	l.mark_ms = g.mark_unix_ms < 0 ? -1 : g.mark_unix_ms - origin;
+	l.lease_ms = stamp_limit - origin;
+	return l;
+}
+
 static int
 ceil_seconds(int64_t ms)
 {
@@ -534,7 +536,7 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 		int64_t		boot = gw_boot_ms();
 		int64_t		now;
 		int64_t		stamp_limit;
-		int64_t		limit;
+		IdgenIssueLimits limits;
 		int64_t		end_ms;
 		int64_t		wait_ms = 0;
 		int64_t		mark_target = -1;
@@ -600,18 +602,10 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 			goto refuse;
 		}
 
-		/* the lowest of: below the lease end, the mark, the switch, the horizon */
-		limit = stamp_limit;
-		if (g.mark_unix_ms < limit)
-			limit = g.mark_unix_ms;
-		if (g.next_switch_unix_ms != INT64_MAX && g.next_switch_unix_ms - 1 < limit)
-			limit = g.next_switch_unix_ms - 1;
-		if (g.layout.origin_unix_ms + idgen_layout_max_ms(&g.layout) < limit)
-			limit = g.layout.origin_unix_ms + idgen_layout_max_ms(&g.layout);
-
+		limits = issue_limits(stamp_limit);
 		r = idgen_tick_reserve(g.last_tick, now - g.layout.origin_unix_ms,
 							   g.counter_bits, count, g.max_drift_ms,
-							   limit - g.layout.origin_unix_ms, &res);
+							   idgen_issue_limit(&limits), &res);
 		if (r == IDGEN_TICK_OK)
 		{
 			g.last_tick = res.last;
@@ -664,37 +658,38 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 			case IDGEN_TICK_LIMIT:
 				end_ms = idgen_tick_end_ms(g.last_tick, now - g.layout.origin_unix_ms,
 										   g.counter_bits, count);
-				end_ms = end_ms == INT64_MAX ? INT64_MAX : end_ms + g.layout.origin_unix_ms;
-				if (end_ms > g.layout.origin_unix_ms + idgen_layout_max_ms(&g.layout))
+				switch (idgen_limit_passed(&limits, end_ms))
 				{
-					snprintf(reason, reason_len, "these IDs would pass layout epoch %d's horizon",
-							 g.version);
-					refusal = GW_CLOCK_INVALID;
-				}
-				else if (end_ms >= g.next_switch_unix_ms)
-				{
-					/* one request's IDs are all of one layout: wait for the next */
-					wait_ms = g.next_switch_unix_ms - now;
-					if (wait_ms > GW_WAIT_MAX_MS)
-					{
-						snprintf(reason, reason_len,
-								 "these IDs would run past the switch to layout epoch %d, due in %lld ms",
-								 g.version + 1, (long long) wait_ms);
-						refusal = GW_CLOCK_BEHIND;
-						*retry_after_s = ceil_seconds(wait_ms);
-					}
-				}
-				else if (end_ms > stamp_limit)
-				{
-					snprintf(reason, reason_len, "these IDs would run past the worker lease's end; it is being renewed");
-					refusal = GW_LEASE_EXPIRED;
-				}
-				else
-				{
-					/* end_ms lies below the lease end here; now may not */
-					int64_t		upto = now < stamp_limit ? now : stamp_limit;
+					case IDGEN_LIMIT_SWITCH:
+						/* one request's IDs are all of one layout: wait for the next */
+						wait_ms = g.next_switch_unix_ms - now;
+						if (wait_ms > GW_WAIT_MAX_MS)
+						{
+							snprintf(reason, reason_len,
+									 "these IDs would run past the switch to layout epoch %d, due in %lld ms",
+									 g.version + 1, (long long) wait_ms);
+							refusal = GW_CLOCK_BEHIND;
+							*retry_after_s = ceil_seconds(wait_ms);
+						}
+						break;
+					case IDGEN_LIMIT_HORIZON:
+						snprintf(reason, reason_len, "these IDs would pass layout epoch %d's horizon",
+								 g.version);
+						refusal = GW_CLOCK_INVALID;
+						break;
+					case IDGEN_LIMIT_LEASE:
+						snprintf(reason, reason_len, "these IDs would run past the worker lease's end; it is being renewed");
+						refusal = GW_LEASE_EXPIRED;
+						break;
+					case IDGEN_LIMIT_MARK:
+						{
+							/* end_ms lies below the lease end here; now may not */
+							int64_t		upto = now < stamp_limit ? now : stamp_limit;
 
-					mark_target = (end_ms > upto ? end_ms : upto) + mark_reserve_ms();
+							end_ms += g.layout.origin_unix_ms;
+							mark_target = (end_ms > upto ? end_ms : upto) + mark_reserve_ms();
+						}
+						break;
 				}
 				break;
 			case IDGEN_TICK_OK:

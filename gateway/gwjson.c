@@ -6,21 +6,15 @@
  */
 #include "gwjson.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "idtext.h"
 
 static const GwProblem gw_json_ok = {0, NULL};
 
-#define BAD(why) gw_json_problem(400, why)
-
-static GwProblem
-gw_json_problem(int status, const char *reason)
-{
-	GwProblem	p;
-
-	p.status = status;
-	p.reason = reason;
-	return p;
-}
+#define BAD(why) gw_problem(400, why)
 
 static const char bad_json[] = "the request body is not valid json";
 static const char bad_utf8[] = "the request body is not valid utf-8";
@@ -107,16 +101,9 @@ hex4(const unsigned char *p, const unsigned char *end, uint32_t *v)
 		return 0;
 	for (i = 0; i < 4; i++)
 	{
-		unsigned char c = p[i];
-		int			d;
+		int			d = idgen_hex_value(p[i]);
 
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
+		if (d < 0)
 			return 0;
 		acc = (acc << 4) | (uint32_t) d;
 	}
@@ -356,7 +343,7 @@ gw_json_object(const char *body, size_t len, GwJsonField *fields, int nfields)
 		fields[i].num = 0;
 	}
 	if (len > GW_BODY_MAX)
-		return gw_json_problem(413, "the request body is too large");
+		return gw_problem(413, "the request body is too large");
 	if (body == NULL || len == 0)
 		return BAD("the request body is empty");
 
@@ -476,42 +463,110 @@ out_put(Out *o, const char *s, size_t n)
 	}
 }
 
+/*
+ * The character at p (at most len bytes, len > 0) as JSON string text into
+ * esc: '"', '\\' and control characters escaped, a byte that does not start
+ * valid UTF-8 as \ufffd.  *used: how many bytes of p it stands for.
+ * Returns the length of esc.
+ */
+static size_t
+escape_char(const unsigned char *p, size_t len, char esc[6], size_t *used)
+{
+	uint32_t	cp;
+	size_t		n = gw_utf8_next(p, len, &cp);
+
+	if (n == 0)
+	{
+		*used = 1;
+		memcpy(esc, "\\ufffd", 6);
+		return 6;
+	}
+	*used = n;
+	if (cp == '"' || cp == '\\')
+	{
+		esc[0] = '\\';
+		esc[1] = (char) cp;
+		return 2;
+	}
+	if (cp < 0x20 || cp == 0x7F)
+	{
+		uint8_t		byte = (uint8_t) cp;
+		char		digits[3];
+
+		idgen_hex_encode(&byte, 1, digits);
+		memcpy(esc, "\\u00", 4);
+		memcpy(esc + 4, digits, 2);
+		return 6;
+	}
+	memcpy(esc, p, n);
+	return n;
+}
+
 size_t
 gw_json_escape(const char *s, size_t len, char *out, size_t cap)
 {
-	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *) s;
 	Out			o = {out, cap, 0};
 
 	out_put(&o, "\"", 1);
 	while (len > 0)
 	{
-		uint32_t	cp;
-		size_t		n = gw_utf8_next(p, len, &cp);
+		char		esc[6];
+		size_t		used;
+		size_t		n = escape_char(p, len, esc, &used);
 
-		if (n == 0)
-		{
-			out_put(&o, "\\ufffd", 6);
-			n = 1;
-		}
-		else if (cp == '"' || cp == '\\')
-		{
-			out_put(&o, "\\", 1);
-			out_put(&o, (const char *) p, 1);
-		}
-		else if (cp < 0x20 || cp == 0x7F)
-		{
-			char		esc[6] = {'\\', 'u', '0', '0', hex[cp >> 4], hex[cp & 0xF]};
-
-			out_put(&o, esc, 6);
-		}
-		else
-			out_put(&o, (const char *) p, n);
-		p += n;
-		len -= n;
+		out_put(&o, esc, n);
+		p += used;
+		len -= used;
 	}
 	out_put(&o, "\"", 1);
 	if (cap > 0)
 		out[o.len < cap ? o.len : cap - 1] = '\0';
 	return o.len;
+}
+
+size_t
+gw_json_string(char *buf, size_t len, size_t cap, const char *s)
+{
+	const unsigned char *p = (const unsigned char *) s;
+	size_t		left = strlen(s);
+
+	/* the quotes and the NUL, or nothing */
+	if (len + 3 > cap)
+		return len;
+	buf[len++] = '"';
+	while (left > 0)
+	{
+		char		esc[6];
+		size_t		used;
+		size_t		n = escape_char(p, left, esc, &used);
+
+		/* whole characters only, and room kept for the closing quote */
+		if (len + n + 2 > cap)
+			break;
+		memcpy(buf + len, esc, n);
+		len += n;
+		p += used;
+		left -= used;
+	}
+	buf[len++] = '"';
+	buf[len] = '\0';
+	return len;
+}
+
+char *
+gw_error_json(const char *code, const char *message)
+{
+	size_t		cap = 64 + 6 * (strlen(code) + strlen(message));
+	char	   *buf = malloc(cap);
+	size_t		len;
+
+	if (buf == NULL)
+		return NULL;
+	len = (size_t) snprintf(buf, cap, "{\"error\": ");
+	len = gw_json_string(buf, len, cap, code);
+	len += (size_t) snprintf(buf + len, cap - len, ", \"message\": ");
+	len = gw_json_string(buf, len, cap, message);
+	snprintf(buf + len, cap - len, "}\n");
+	return buf;
 }

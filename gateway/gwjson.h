@@ -58,4 +58,15 @@ extern size_t gw_utf8_next(const unsigned char *p, size_t len, uint32_t *cp);
  */
 extern size_t gw_json_escape(const char *s, size_t len, char *out, size_t cap);
 
+/*
+ * The same escaping of the NUL-terminated s, appended to buf (holding len
+ * bytes, cap in all) with its quotes; when cap is short, as many whole
+ * characters as fit, so the result stays valid JSON.  Returns the new
+ * length.
+ */
+extern size_t gw_json_string(char *buf, size_t len, size_t cap, const char *s);
+
+/* {"error": code, "message": message} and a newline, malloc'd; NULL: none */
+extern char *gw_error_json(const char *code, const char *message);
+
 #endif							/* IDGEN_GWJSON_H */

@@ -22,8 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-GwOptions	gw_opt;
-
 static volatile sig_atomic_t stop_requested;
 
 static void
@@ -31,23 +29,6 @@ on_signal(int sig)
 {
 	(void) sig;
 	stop_requested = 1;
-}
-
-void
-gw_log(const char *fmt, ...)
-{
-	va_list		ap;
-	char		ts[32];
-	time_t		now = time(NULL);
-	struct tm	tm;
-
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S UTC", &tm);
-	fprintf(stderr, "%s idgen-gateway: ", ts);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /*

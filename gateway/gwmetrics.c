@@ -1,14 +1,20 @@
 /*
- * gwmetrics.c - idgen-gateway's counters, as Prometheus text (gateway.h)
+ * gwmetrics.c - what idgen-gateway tells its operators: counters as
+ * Prometheus text, the names of its refusals, and its log (gateway.h)
  *
  * Plain atomic counters: request threads bump them without a lock, and a
- * scrape reads each one on its own (a scrape is not a snapshot).
+ * scrape reads each one on its own (a scrape is not a snapshot).  Every
+ * module reports here, and this module calls none of them back: what a
+ * scrape shows of the generator (its health, its lease) comes in as an
+ * argument.
  */
 #include "gateway.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
+#include <time.h>
 
 static uint64_t issued[2];
 static uint64_t refusals[GW_REFUSAL_COUNT];
@@ -30,6 +36,34 @@ static const double bounds[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
 static uint64_t buckets[NBOUNDS + 1];
 static uint64_t latency_count;
 static uint64_t latency_sum_ns;
+
+void
+gw_log(const char *fmt, ...)
+{
+	va_list		ap;
+	char		ts[32];
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	fprintf(stderr, "%s idgen-gateway: ", ts);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+const char *
+gw_refusal_name(GwRefusal r)
+{
+	static const char *const names[GW_REFUSAL_COUNT] = {
+		"ok", "no_lease", "fenced", "lease_expired", "clock_behind",
+		"clock_skew", "clock_invalid", "mark", "too_many", "epochs_lost"
+	};
+
+	return r >= 0 && r < GW_REFUSAL_COUNT ? names[r] : "unknown";
+}
 
 static inline void
 add(uint64_t *counter, uint64_t n)
@@ -111,16 +145,13 @@ gw_metric_header_timeout(void)
 }
 
 char *
-gw_metrics_text(void)
+gw_metrics_text(const GwGeneratorGauges *gen)
 {
 	size_t		cap = 16384;
 	char	   *buf = malloc(cap);
 	size_t		len = 0;
 	size_t		i;
 	uint64_t	cum = 0;
-	char		reason[256];
-	int64_t		validity_ms;
-	int64_t		ttl_ms;
 
 #define OUT(...) (len += (size_t) snprintf(buf + len, cap - len, __VA_ARGS__))
 	if (buf == NULL)
@@ -153,14 +184,13 @@ gw_metrics_text(void)
 		"idgen_gateway_header_timeouts_total %llu\n", (unsigned long long) get(&header_timeouts));
 	OUT("# HELP idgen_gateway_up 1 when the gateway can issue IDs.\n"
 		"# TYPE idgen_gateway_up gauge\n"
-		"idgen_gateway_up %d\n", gw_issue_health(reason, sizeof(reason)) == GW_OK);
-	gw_issue_lease_times(&validity_ms, &ttl_ms);
+		"idgen_gateway_up %d\n", gen->up ? 1 : 0);
 	OUT("# HELP idgen_gateway_lease_validity_seconds How much longer the gateway may issue without another answer from the registry; 0 without a valid lease.\n"
 		"# TYPE idgen_gateway_lease_validity_seconds gauge\n"
-		"idgen_gateway_lease_validity_seconds %.3f\n", validity_ms / 1000.0);
+		"idgen_gateway_lease_validity_seconds %.3f\n", gen->validity_ms / 1000.0);
 	OUT("# HELP idgen_gateway_lease_ttl_seconds The lease TTL the validity counts on: --lease-ttl, at most the registry's idgen.lease_ttl.\n"
 		"# TYPE idgen_gateway_lease_ttl_seconds gauge\n"
-		"idgen_gateway_lease_ttl_seconds %.3f\n", ttl_ms / 1000.0);
+		"idgen_gateway_lease_ttl_seconds %.3f\n", gen->ttl_ms / 1000.0);
 	OUT("# HELP idgen_gateway_http_responses_total Responses, by status.\n"
 		"# TYPE idgen_gateway_http_responses_total counter\n");
 	for (i = 0; i < NSTATUS; i++)

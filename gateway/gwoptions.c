@@ -16,6 +16,8 @@
 
 #include "gwrequest.h"
 
+GwOptions	gw_opt;
+
 const char	gw_usage_text[] =
 "usage: idgen-gateway --registry CONNINFO --tokens FILE --state-dir DIR [options]\n"
 "  --registry CONNINFO   libpq connection string of the idgen registry\n"

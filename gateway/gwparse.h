@@ -18,6 +18,16 @@ typedef struct GwProblem
 	const char *reason;
 } GwProblem;
 
+static inline GwProblem
+gw_problem(int status, const char *reason)
+{
+	GwProblem	p;
+
+	p.status = status;
+	p.reason = reason;
+	return p;
+}
+
 /* request bodies larger than this are a 413 */
 #define GW_BODY_MAX 4096
 /* owner names and request keys, in bytes */

@@ -30,6 +30,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "clockms.h"
+#include "gwjson.h"
+#include "idtext.h"
 #include "libpq-fe.h"
 
 #define GW_GROUP_MAX 64
@@ -53,10 +56,7 @@ static bool started;
 static int64_t
 mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return idgen_clock_ms(CLOCK_MONOTONIC);
 }
 
 static void
@@ -377,50 +377,6 @@ arr_add(Buf *b, const char *s)
 	return buf_add(b, "\"", 1);
 }
 
-static void
-hex(const uint8_t *in, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t		i;
-
-	for (i = 0; i < n; i++)
-	{
-		out[2 * i] = digits[in[i] >> 4];
-		out[2 * i + 1] = digits[in[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-static int
-unhex(const char *in, uint8_t *out, size_t cap)
-{
-	size_t		n = strlen(in);
-	size_t		i;
-
-	if (n % 2 != 0 || n / 2 > cap)
-		return -1;
-	for (i = 0; i < n / 2; i++)
-	{
-		int			v = 0;
-		int			k;
-
-		for (k = 0; k < 2; k++)
-		{
-			char		c = in[2 * i + k];
-
-			v <<= 4;
-			if (c >= '0' && c <= '9')
-				v |= c - '0';
-			else if (c >= 'a' && c <= 'f')
-				v |= c - 'a' + 10;
-			else
-				return -1;
-		}
-		out[i] = (uint8_t) v;
-	}
-	return (int) (n / 2);
-}
-
 static int
 job_order(const void *x, const void *y)
 {
@@ -444,7 +400,7 @@ answer_from_record(GwJob *job, int width, int count, const char *batch_hex)
 	uint8_t		rec[GW_BATCH_RECORD_MAX];
 	uint8_t		seed[GW_SEED_LEN];
 	int			has_seed;
-	int			len = unhex(batch_hex, rec, sizeof(rec));
+	int			len = idgen_hex_decode(batch_hex, strlen(batch_hex), rec, sizeof(rec));
 	GwBatch		b;
 
 	if (width != (job->want128 ? 128 : 64) || count != job->count)
@@ -522,7 +478,7 @@ run_keyed(PGconn **conn, GwJob **jobs, int n)
 			continue;
 		}
 		row_of[i] = rows++;
-		hex(jobs[i]->token_sha256, 32, h);
+		idgen_hex_encode(jobs[i]->token_sha256, 32, h);
 		ok = arr_add(&tok, h) && arr_add(&key, jobs[i]->key);
 		snprintf(num, sizeof(num), "%d", jobs[i]->want128 ? 128 : 64);
 		ok = ok && arr_add(&width, num);
@@ -534,7 +490,7 @@ run_keyed(PGconn **conn, GwJob **jobs, int n)
 			size_t		len = gw_batch_encode(&jobs[i]->batch,
 											  jobs[i]->want128 ? jobs[i]->seed : NULL, rec);
 
-			hex(rec, len, h);
+			idgen_hex_encode(rec, len, h);
 			ok = arr_add(&batch, h);
 		}
 		else if (ok)

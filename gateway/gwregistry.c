@@ -18,6 +18,7 @@
 #include "libpq-fe.h"
 
 #include "fleet.h"
+#include "idtext.h"
 
 static char registry_where[256];
 
@@ -110,22 +111,16 @@ int
 gw_registry_init(char *err, size_t err_len)
 {
 	uint8_t		rnd[8];
-	FILE	   *f;
-	int			i;
+	char		rnd_hex[2 * sizeof(rnd) + 1];
 
 	idgen_conninfo_display(gw_opt.registry, registry_where, sizeof(registry_where));
-	f = fopen("/dev/urandom", "rb");
-	if (f == NULL || fread(rnd, 1, sizeof(rnd), f) != sizeof(rnd))
+	if (!gw_random_bytes(rnd, sizeof(rnd)))
 	{
-		if (f)
-			fclose(f);
-		snprintf(err, err_len, "cannot read /dev/urandom");
+		snprintf(err, err_len, "cannot read random bytes");
 		return -1;
 	}
-	fclose(f);
-	snprintf(owner_base, sizeof(owner_base), "gateway:%s:", gw_opt.name);
-	for (i = 0; i < 8; i++)
-		snprintf(owner_base + strlen(owner_base), sizeof(owner_base) - strlen(owner_base), "%02x", rnd[i]);
+	idgen_hex_encode(rnd, sizeof(rnd), rnd_hex);
+	snprintf(owner_base, sizeof(owner_base), "gateway:%s:%s", gw_opt.name, rnd_hex);
 	return 0;
 }
 

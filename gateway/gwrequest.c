@@ -16,16 +16,6 @@
 
 static const GwProblem gw_ok = {0, NULL};
 
-static GwProblem
-problem(int status, const char *reason)
-{
-	GwProblem	p;
-
-	p.status = status;
-	p.reason = reason;
-	return p;
-}
-
 /* -------------------------------------------------------------------- */
 /* routes                                                               */
 /* -------------------------------------------------------------------- */
@@ -84,15 +74,15 @@ gw_route(const char *method, const char *path, size_t path_len,
 
 		/* one segment: "/v1/ids/a/b/decode" is no route */
 		if (memchr(seg, '/', seg_len) != NULL)
-			return problem(404, "no such path");
+			return gw_problem(404, "no such path");
 		if (is_get)
 		{
 			if (seg_len == 0)
-				return problem(400, "the id in the path is empty");
+				return gw_problem(400, "the id in the path is empty");
 			if (seg_len >= GW_ID_TEXT_MAX)
-				return problem(400, "the id in the path is too long");
+				return gw_problem(400, "the id in the path is too long");
 			if (memchr(seg, '\0', seg_len) != NULL)
-				return problem(400, "the id in the path is not a decimal idgen or a uuid");
+				return gw_problem(400, "the id in the path is not a decimal idgen or a uuid");
 			memcpy(id, seg, seg_len);
 			id[seg_len] = '\0';
 		}
@@ -100,11 +90,11 @@ gw_route(const char *method, const char *path, size_t path_len,
 	}
 
 	if (found == GW_ROUTE_NONE)
-		return problem(404, "no such path");
+		return gw_problem(404, "no such path");
 	if (want_post ? !is_post : !is_get)
 	{
 		id[0] = '\0';
-		return problem(405, want_post ? "this path takes post only" : "this path takes get only");
+		return gw_problem(405, want_post ? "this path takes post only" : "this path takes get only");
 	}
 	*route = found;
 	return gw_ok;
@@ -126,7 +116,7 @@ gw_parse_count(const char *text, int32_t *count)
 	}
 	if (idgen_parse_u63(text, strlen(text), &v) != IDGEN_PARSE_OK ||
 		v < 1 || v > GW_COUNT_MAX)
-		return problem(400, "count must be a whole number from 1 to 100000");
+		return gw_problem(400, "count must be a whole number from 1 to 100000");
 	*count = (int32_t) v;
 	return gw_ok;
 }
@@ -139,15 +129,8 @@ gw_parse_type(const char *text, int *want128)
 	else if (strcmp(text, "idgen128") == 0)
 		*want128 = 1;
 	else
-		return problem(400, "type must be idgen or idgen128");
+		return gw_problem(400, "type must be idgen or idgen128");
 	return gw_ok;
-}
-
-static int
-is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-		(c >= 'A' && c <= 'F');
 }
 
 /*
@@ -169,7 +152,7 @@ is_canonical_uuid(const char *text, size_t len)
 			if (text[i] != '-')
 				return 0;
 		}
-		else if (!is_hex(text[i]))
+		else if (idgen_hex_value((unsigned char) text[i]) < 0)
 			return 0;
 	}
 	return 1;
@@ -183,12 +166,12 @@ gw_parse_id(const char *text, GwId *id)
 
 	memset(id, 0, sizeof(*id));
 	if (text == NULL)
-		return problem(400, "the id is missing");
+		return gw_problem(400, "the id is missing");
 	len = strlen(text);
 	if (is_canonical_uuid(text, len))
 	{
 		if (idgen_parse_uuid(text, len, id->v128) != IDGEN_PARSE_OK)
-			return problem(400, "the id is not a decimal idgen or a uuid");
+			return gw_problem(400, "the id is not a decimal idgen or a uuid");
 		id->is128 = 1;
 		return gw_ok;
 	}
@@ -198,9 +181,9 @@ gw_parse_id(const char *text, GwId *id)
 			id->v64 = (int64_t) v;
 			return gw_ok;
 		case IDGEN_PARSE_RANGE:
-			return problem(400, "the id is above 9223372036854775807");
+			return gw_problem(400, "the id is above 9223372036854775807");
 		default:
-			return problem(400, "the id is not a decimal idgen or a uuid");
+			return gw_problem(400, "the id is not a decimal idgen or a uuid");
 	}
 }
 
@@ -235,6 +218,19 @@ name_is_clean(const GwJsonField *f)
 	return 1;
 }
 
+/* a lease request's owner: present, short enough, clean (name_is_clean) */
+static GwProblem
+owner_check(const GwJsonField *f)
+{
+	if (!f->present)
+		return gw_problem(400, "owner is missing");
+	if (f->str_too_long)
+		return gw_problem(400, "owner is longer than 200 bytes");
+	if (!name_is_clean(f))
+		return gw_problem(400, "owner must be non-empty printable text");
+	return gw_ok;
+}
+
 #define MS_PER_DAY INT64_C(86400000)
 
 GwProblem
@@ -254,15 +250,12 @@ gw_parse_worker_lease(const char *body, size_t len, GwWorkerLeaseRequest *out)
 	if (p.status != 0)
 		return p;
 
-	if (!f[0].present)
-		return problem(400, "owner is missing");
-	if (f[0].str_too_long)
-		return problem(400, "owner is longer than 200 bytes");
-	if (!name_is_clean(&f[0]))
-		return problem(400, "owner must be non-empty printable text");
+	p = owner_check(&f[0]);
+	if (p.status != 0)
+		return p;
 	/* idgen_lease_worker keeps these for idgen nodes */
 	if (strncmp(f[0].str, "node:", 5) == 0)
-		return problem(400, "owner names starting with node: are reserved for idgen nodes");
+		return gw_problem(400, "owner names starting with node: are reserved for idgen nodes");
 
 	if (f[1].present)
 	{
@@ -278,7 +271,7 @@ gw_parse_worker_lease(const char *body, size_t len, GwWorkerLeaseRequest *out)
 			ms = -1;
 		/* idgen_lease_worker's bounds: more than 0, at most a day */
 		if (ms <= 0 || ms > MS_PER_DAY)
-			return problem(400, "ttl must be a duration above 0 and at most 1 day");
+			return gw_problem(400, "ttl must be a duration above 0 and at most 1 day");
 		out->ttl_ms = ms;
 	}
 	memcpy(out->owner, f[0].str, f[0].str_len + 1);
@@ -303,22 +296,19 @@ gw_parse_range_lease(const char *body, size_t len, GwRangeLeaseRequest *out)
 	if (p.status != 0)
 		return p;
 
-	if (!f[0].present)
-		return problem(400, "owner is missing");
-	if (f[0].str_too_long)
-		return problem(400, "owner is longer than 200 bytes");
-	if (!name_is_clean(&f[0]))
-		return problem(400, "owner must be non-empty printable text");
+	p = owner_check(&f[0]);
+	if (p.status != 0)
+		return p;
 	if (!f[1].present)
-		return problem(400, "count is missing");
+		return gw_problem(400, "count is missing");
 	if (!f[1].num_is_integer || f[1].num < 1)
-		return problem(400, "count must be a whole number of at least 1");
+		return gw_problem(400, "count must be a whole number of at least 1");
 	if (f[2].present)
 	{
 		if (f[2].str_too_long)
-			return problem(400, "request_key is longer than 200 bytes");
+			return gw_problem(400, "request_key is longer than 200 bytes");
 		if (!name_is_clean(&f[2]))
-			return problem(400, "request_key must be non-empty printable text");
+			return gw_problem(400, "request_key must be non-empty printable text");
 		out->has_request_key = 1;
 		memcpy(out->request_key, f[2].str, f[2].str_len + 1);
 	}
@@ -337,13 +327,13 @@ gw_parse_idempotency_key(const char *text)
 	size_t		i;
 
 	if (text == NULL || text[0] == '\0')
-		return problem(400, "the idempotency key is empty");
+		return gw_problem(400, "the idempotency key is empty");
 	for (i = 0; text[i] != '\0'; i++)
 	{
 		if (i >= GW_NAME_MAX)
-			return problem(400, "the idempotency key is longer than 200 bytes");
+			return gw_problem(400, "the idempotency key is longer than 200 bytes");
 		if ((unsigned char) text[i] < 0x20 || (unsigned char) text[i] > 0x7E)
-			return problem(400, "the idempotency key must be printable ascii");
+			return gw_problem(400, "the idempotency key must be printable ascii");
 	}
 	return gw_ok;
 }
@@ -390,18 +380,6 @@ gw_parse_duration_ms(const char *text)
 /* -------------------------------------------------------------------- */
 
 static int
-hex_nibble(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
 is_name_char(unsigned char c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
@@ -414,7 +392,6 @@ token_line(const char *s, size_t len, GwToken *t)
 {
 	size_t		i = 0;
 	size_t		n;
-	int			d;
 
 	memset(t, 0, sizeof(*t));
 	while (i < len && s[i] != ':')
@@ -462,17 +439,8 @@ token_line(const char *s, size_t len, GwToken *t)
 			break;
 	}
 
-	if (len - i != 64)
+	if (len - i != 64 || idgen_hex_decode(s + i, 64, t->sha256, 32) != 32)
 		return "the digest must be 64 hex digits (sha-256 of the token)";
-	for (n = 0; n < 32; n++)
-	{
-		int			hi = hex_nibble((unsigned char) s[i + 2 * n]);
-
-		d = hex_nibble((unsigned char) s[i + 2 * n + 1]);
-		if (hi < 0 || d < 0)
-			return "the digest must be 64 hex digits (sha-256 of the token)";
-		t->sha256[n] = (uint8_t) ((hi << 4) | d);
-	}
 	return NULL;
 }
 

@@ -28,6 +28,7 @@
 #include "gwdecode.h"
 #include "gwjson.h"
 #include "gwrequest.h"
+#include "uuid7.h"
 
 #define EXIT_SERVER 1
 #define EXIT_USAGE 2
@@ -269,18 +270,6 @@ read_epochs(const char *conninfo, IdgenEpochList *list)
 	}
 }
 
-static const char *
-variant_name(uint8_t byte8)
-{
-	if ((byte8 & 0x80) == 0)
-		return "0 (NCS)";
-	if ((byte8 & 0xC0) == 0x80)
-		return "10 (RFC 9562)";
-	if ((byte8 & 0xE0) == 0xC0)
-		return "110 (Microsoft)";
-	return "111 (reserved)";
-}
-
 static int
 cmd_decode(const Options *o)
 {
@@ -310,7 +299,7 @@ cmd_decode(const Options *o)
 		if (!probe.is_v7)
 		{
 			fprintf(stderr, "idgen: \"%s\" is not an idgen128: an idgen128 is a UUIDv7 (version 7, variant 10); this value has version %d and variant %s\n",
-					o->id, id.v128[6] >> 4, variant_name(id.v128[8]));
+					o->id, id.v128[6] >> 4, idgen_uuid_variant_name(id.v128[8]));
 			return EXIT_USAGE;
 		}
 	}

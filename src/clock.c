@@ -42,19 +42,13 @@ idgen_clock_attach(IdgenClockShared *cs)
 int64
 idgen_pace_clock_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(IDGEN_PACE_CLOCK, &ts);
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return idgen_clock_ms(IDGEN_PACE_CLOCK);
 }
 
 int64
 idgen_monotonic_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return idgen_clock_ms(CLOCK_MONOTONIC);
 }
 
 /*

@@ -32,6 +32,8 @@
 
 #include "port/atomics.h"
 
+#include "core/clockms.h"
+
 typedef struct IdgenClockShared
 {
 	/* written about once a millisecond */
@@ -67,10 +69,7 @@ extern void idgen_pace_publish(int64 trusted_offset_ms);
 static inline int64
 idgen_raw_wall_unix_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return idgen_clock_ms(CLOCK_REALTIME);
 }
 
 /*

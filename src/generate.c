@@ -281,7 +281,7 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 		IdgenReservation res;
 		IdgenTickResult r;
 		int64		end_ms;
-		int64		epoch_end_ms;
+		IdgenIssueLimits limits;
 
 		idgen_read_config(&cfg, &seq);
 		if (unlikely(cfg.state != IDGEN_STATE_ACTIVE))
@@ -398,55 +398,58 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 				break;
 			case IDGEN_TICK_LIMIT:
 				/* which limit: the next epoch, the horizon, or the mark */
+				limits = idgen_config_limits(&cfg);
 				end_ms = idgen_tick_end_ms(old, now_ms, cfg.counter_bits, count);
-				epoch_end_ms = cfg.switch_at_unix_ms == PG_INT64_MAX ? PG_INT64_MAX :
-					cfg.switch_at_unix_ms - 1 - cfg.origin_unix_ms;
-				if (end_ms > epoch_end_ms && epoch_end_ms <= cfg.horizon_ms)
+				switch (idgen_limit_passed(&limits, end_ms))
 				{
-					/*
-					 * The reservation needs time past the old layout's last
-					 * millisecond, and one call's IDs are all of one layout:
-					 * wait for the wall clock to reach the new one, as for
-					 * any clock that runs behind, whatever the mark says.
-					 */
-					int64		need_ms = cfg.switch_at_unix_ms - now_unix;
-					int64		now_mono = idgen_monotonic_ms();
+					case IDGEN_LIMIT_SWITCH:
+						{
+							/*
+							 * One call's IDs are all of one layout: wait for
+							 * the wall clock to reach the new one, as for any
+							 * clock that runs behind, whatever the mark says.
+							 */
+							int64		need_ms = cfg.switch_at_unix_ms - now_unix;
+							int64		now_mono = idgen_monotonic_ms();
 
-					waited_ms = wait_started < 0 ? 0 : (int) (now_mono - wait_started);
-					if (waited_ms + need_ms > idgen_max_clock_wait_ms)
-					{
-						pg_atomic_fetch_add_u64(&sh->clock_wait_ms, waited_ms);
-						idgen_refuse_switch(count, cfg.epoch_version, need_ms,
-											end_ms - epoch_end_ms, waited_ms);
-					}
-					idgen_clock_sleep(&wait_started, now_mono, need_ms);
-					break;
+							waited_ms = wait_started < 0 ? 0 : (int) (now_mono - wait_started);
+							if (waited_ms + need_ms > idgen_max_clock_wait_ms)
+							{
+								pg_atomic_fetch_add_u64(&sh->clock_wait_ms, waited_ms);
+								idgen_refuse_switch(count, cfg.epoch_version, need_ms,
+													end_ms - (limits.switch_ms - 1),
+													waited_ms);
+							}
+							idgen_clock_sleep(&wait_started, now_mono, need_ms);
+						}
+						break;
+					case IDGEN_LIMIT_HORIZON:
+						/* past the horizon no mark, and no wait, can help */
+						if (end_ms == PG_INT64_MAX)
+							idgen_refuse_horizon(cfg.horizon_ms);
+						idgen_refuse_batch_horizon(count, cfg.epoch_version,
+												   cfg.horizon_ms + 1 - now_ms,
+												   end_ms - cfg.horizon_ms);
+						break;
+					case IDGEN_LIMIT_LEASE:
+					case IDGEN_LIMIT_MARK:
+						/* the durable high-water mark is behind: ask for more */
+						idgen_want_hw(now_ms + cfg.origin_unix_ms + idgen_max_drift_ms);
+						idgen_wake_bgworker();
+						if (idgen_wait_step(&lease_wait_started, idgen_max_clock_wait_ms, 5))
+							continue;
+						pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
+						ereport(ERROR,
+								(errcode(IDGEN_ERRCODE_HIGH_WATER),
+								 errmsg("idgen high-water mark was not raised in time"),
+								 cfg.hw_ms >= now_ms ?
+								 errdetail("IDs are issued only up to a time made durable on this node first; it stands %lld ms ahead of the clock, too little for this request.",
+										   (long long) (cfg.hw_ms - now_ms)) :
+								 errdetail("IDs are issued only up to a time made durable on this node first; it stands %lld ms behind the clock.",
+										   (long long) (now_ms - cfg.hw_ms)),
+								 errhint("Check the idgen background worker and its registry (%s) in the server log.",
+										 registry_display())));
 				}
-				/* past the horizon no mark, and no wait, can help */
-				if (end_ms > cfg.horizon_ms && end_ms != PG_INT64_MAX)
-					idgen_refuse_batch_horizon(count, cfg.epoch_version,
-											   cfg.horizon_ms + 1 - now_ms,
-											   end_ms - cfg.horizon_ms);
-				if (cfg.hw_ms < cfg.horizon_ms)
-				{
-					/* the durable high-water mark is behind: ask for more */
-					idgen_want_hw(now_ms + cfg.origin_unix_ms + idgen_max_drift_ms);
-					idgen_wake_bgworker();
-					if (idgen_wait_step(&lease_wait_started, idgen_max_clock_wait_ms, 5))
-						continue;
-					pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
-					ereport(ERROR,
-							(errcode(IDGEN_ERRCODE_HIGH_WATER),
-							 errmsg("idgen high-water mark was not raised in time"),
-							 cfg.hw_ms >= now_ms ?
-							 errdetail("IDs are issued only up to a time made durable on this node first; it stands %lld ms ahead of the clock, too little for this request.",
-									   (long long) (cfg.hw_ms - now_ms)) :
-							 errdetail("IDs are issued only up to a time made durable on this node first; it stands %lld ms behind the clock.",
-									   (long long) (now_ms - cfg.hw_ms)),
-							 errhint("Check the idgen background worker and its registry (%s) in the server log.",
-									 registry_display())));
-				}
-				idgen_refuse_horizon(cfg.horizon_ms);
 				break;
 			case IDGEN_TICK_CLOCK_BEHIND:
 				{

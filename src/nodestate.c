@@ -319,12 +319,10 @@ idgen_fence_if_misfit(IdgenShared *sh)
 void
 idgen_set_limit(IdgenConfig *cfg)
 {
-	int64		limit = Min(cfg->hw_ms, cfg->horizon_ms);
+	IdgenIssueLimits l = idgen_config_limits(cfg);
 
 	ASSERT_CONFIG_WRITING();
-	if (cfg->switch_at_unix_ms != PG_INT64_MAX)
-		limit = Min(limit, cfg->switch_at_unix_ms - 1 - cfg->origin_unix_ms);
-	cfg->limit_ms = limit;
+	cfg->limit_ms = idgen_issue_limit(&l);
 }
 
 /*

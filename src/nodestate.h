@@ -65,6 +65,7 @@
 #include "clock.h"
 #include "core/epochs.h"
 #include "core/layout.h"
+#include "core/tick.h"
 
 /* node states, as idgen_status() names them */
 typedef enum IdgenState
@@ -115,6 +116,24 @@ typedef struct IdgenConfig
 } IdgenConfig;
 
 #define IDGEN_HOT_CONFIG_SIZE offsetof(IdgenConfig, state)
+
+/*
+ * The parts of a configuration's issue limit (tick.h), in layout ms.  A
+ * node checks its lease against the clock (the issue window), so the lease
+ * adds no part here.
+ */
+static inline IdgenIssueLimits
+idgen_config_limits(const IdgenConfig *cfg)
+{
+	IdgenIssueLimits l;
+
+	l.horizon_ms = cfg->horizon_ms;
+	l.switch_ms = cfg->switch_at_unix_ms == INT64_MAX ? INT64_MAX :
+		cfg->switch_at_unix_ms - cfg->origin_unix_ms;
+	l.mark_ms = cfg->hw_ms;
+	l.lease_ms = INT64_MAX;
+	return l;
+}
 
 typedef struct IdgenNodeEpochs
 {

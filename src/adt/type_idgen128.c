@@ -21,18 +21,6 @@
 #include "core/siphash.h"
 #include "core/uuid7.h"
 
-static const char *
-variant_name(uint8 byte8)
-{
-	if ((byte8 & 0x80) == 0)
-		return "0 (NCS)";
-	if ((byte8 & 0xC0) == 0x80)
-		return "10 (RFC 9562)";
-	if ((byte8 & 0xE0) == 0xC0)
-		return "110 (Microsoft)";
-	return "111 (reserved)";
-}
-
 static void
 check_v7(const uint8 *bytes, const char *shown, int sqlstate, const char *what)
 {
@@ -41,7 +29,7 @@ check_v7(const uint8 *bytes, const char *shown, int sqlstate, const char *what)
 				(errcode(sqlstate),
 				 errmsg("%s for type idgen128: \"%s\"", what, shown),
 				 errdetail("An idgen128 is a UUIDv7 (version 7, variant 10); this value has version %d and variant %s.",
-						   bytes[6] >> 4, variant_name(bytes[8]))));
+						   bytes[6] >> 4, idgen_uuid_variant_name(bytes[8]))));
 }
 
 /* idgen128_in: uuid's spellings, but only a version 7 / variant 10 value */
@@ -115,7 +103,7 @@ idgen128_from_uuid(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("uuid \"%s\" is not a UUIDv7, so it cannot be cast to idgen128", shown),
 				 errdetail("It has version %d and variant %s; an idgen128 has version 7 and variant 10.",
-						   in->data[6] >> 4, variant_name(in->data[8]))));
+						   in->data[6] >> 4, idgen_uuid_variant_name(in->data[8]))));
 	}
 	PG_RETURN_UUID_P(in);
 }
@@ -127,21 +115,13 @@ idgen128_from_uuid(PG_FUNCTION_ARGS)
 static uint64
 random48(void)
 {
-	static uint8 pool[4080];
-	static int	used = sizeof(pool);
-	uint64		r = 0;
-	int			i;
+	static IdgenRandomPool pool = IDGEN_RANDOM_POOL_INIT;
+	uint64_t	r;
 
-	if (used + 6 > (int) sizeof(pool))
-	{
-		if (!pg_strong_random(pool, sizeof(pool)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("could not generate random bytes for idgen128")));
-		used = 0;
-	}
-	for (i = 0; i < 6; i++)
-		r = (r << 8) | pool[used++];
+	if (!idgen_random48(&pool, pg_strong_random, &r))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not generate random bytes for idgen128")));
 	return r;
 }
 

@@ -56,8 +56,10 @@ idgen_format_u63(uint64_t value, char *buf)
 	return n;
 }
 
-static int
-hex_value(unsigned char c)
+static const char hex_digits[] = "0123456789abcdef";
+
+int
+idgen_hex_value(unsigned char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -87,8 +89,8 @@ idgen_parse_uuid(const char *text, size_t len, uint8_t out[16])
 
 		if (pos + 2 > len)
 			return IDGEN_PARSE_SYNTAX;
-		hi = hex_value((unsigned char) text[pos]);
-		lo = hex_value((unsigned char) text[pos + 1]);
+		hi = idgen_hex_value((unsigned char) text[pos]);
+		lo = idgen_hex_value((unsigned char) text[pos + 1]);
 		if (hi < 0 || lo < 0)
 			return IDGEN_PARSE_SYNTAX;
 		out[i] = (uint8_t) ((hi << 4) | lo);
@@ -109,7 +111,6 @@ idgen_parse_uuid(const char *text, size_t len, uint8_t out[16])
 void
 idgen_format_uuid(const uint8_t in[16], char *buf)
 {
-	static const char digits[] = "0123456789abcdef";
 	int			i;
 	int			n = 0;
 
@@ -117,8 +118,40 @@ idgen_format_uuid(const uint8_t in[16], char *buf)
 	{
 		if (i == 4 || i == 6 || i == 8 || i == 10)
 			buf[n++] = '-';
-		buf[n++] = digits[in[i] >> 4];
-		buf[n++] = digits[in[i] & 0xF];
+		buf[n++] = hex_digits[in[i] >> 4];
+		buf[n++] = hex_digits[in[i] & 0xF];
 	}
 	buf[n] = '\0';
+}
+
+void
+idgen_hex_encode(const uint8_t *in, size_t n, char *out)
+{
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		out[2 * i] = hex_digits[in[i] >> 4];
+		out[2 * i + 1] = hex_digits[in[i] & 0xF];
+	}
+	out[2 * n] = '\0';
+}
+
+int
+idgen_hex_decode(const char *in, size_t len, uint8_t *out, size_t cap)
+{
+	size_t		i;
+
+	if (len % 2 != 0 || len / 2 > cap)
+		return -1;
+	for (i = 0; i < len / 2; i++)
+	{
+		int			hi = idgen_hex_value((unsigned char) in[2 * i]);
+		int			lo = idgen_hex_value((unsigned char) in[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		out[i] = (uint8_t) ((hi << 4) | lo);
+	}
+	return (int) (len / 2);
 }

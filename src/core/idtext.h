@@ -39,4 +39,19 @@ extern IdgenParseResult idgen_parse_uuid(const char *text, size_t len,
 /* canonical lowercase 8-4-4-4-12 form and a NUL; buf needs 37 bytes */
 extern void idgen_format_uuid(const uint8_t in[16], char *buf);
 
+/* The hex digits of the tree: UUIDs, digests, fingerprints, records. */
+
+/* the value of one hex digit, in either case; -1 for any other byte */
+extern int	idgen_hex_value(unsigned char c);
+
+/* n bytes as 2n lowercase hex digits and a NUL (out: 2n + 1 bytes) */
+extern void idgen_hex_encode(const uint8_t *in, size_t n, char *out);
+
+/*
+ * Exactly len hex digits (either case) into len / 2 bytes of out; -1 when
+ * len is odd, more than 2 * cap, or a byte is not a hex digit.
+ */
+extern int	idgen_hex_decode(const char *in, size_t len, uint8_t *out,
+							 size_t cap);
+
 #endif							/* IDGEN_IDTEXT_H */

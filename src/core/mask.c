@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "idtext.h"
 #include "siphash.h"
 
 #define FEISTEL_ROUNDS 8
@@ -413,16 +414,9 @@ idgen_mask_token_open128(const uint8_t secret[IDGEN_MASK_SECRET_LEN],
 void
 idgen_mask_fingerprint(const uint8_t secret[IDGEN_MASK_SECRET_LEN], char *out)
 {
-	static const char hex[] = "0123456789abcdef";
 	uint8_t		h[IDGEN_SIPHASH_OUT_LEN];
-	int			i;
 
 	idgen_siphash24_bytes(feistel_key(secret), fingerprint_input,
 						  sizeof(fingerprint_input) - 1, h);
-	for (i = 0; i < IDGEN_SIPHASH_OUT_LEN; i++)
-	{
-		out[2 * i] = hex[h[i] >> 4];
-		out[2 * i + 1] = hex[h[i] & 15];
-	}
-	out[IDGEN_MASK_FINGERPRINT_CHARS] = '\0';
+	idgen_hex_encode(h, IDGEN_SIPHASH_OUT_LEN, out);
 }

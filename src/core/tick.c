@@ -33,3 +33,28 @@ idgen_tick_end_ms(uint64_t last_tick, int64_t now_ms, int counter_bits,
 	start = last_tick + 1 > clock_tick ? last_tick + 1 : clock_tick;
 	return (int64_t) ((start + (count - 1)) >> counter_bits);
 }
+
+int64_t
+idgen_issue_limit(const IdgenIssueLimits *l)
+{
+	int64_t		limit = l->mark_ms < l->horizon_ms ? l->mark_ms : l->horizon_ms;
+
+	if (l->lease_ms < limit)
+		limit = l->lease_ms;
+	if (l->switch_ms != INT64_MAX && l->switch_ms - 1 < limit)
+		limit = l->switch_ms - 1;
+	return limit;
+}
+
+IdgenLimitKind
+idgen_limit_passed(const IdgenIssueLimits *l, int64_t end_ms)
+{
+	if (l->switch_ms != INT64_MAX && end_ms >= l->switch_ms &&
+		l->switch_ms - 1 <= l->horizon_ms)
+		return IDGEN_LIMIT_SWITCH;
+	if (end_ms > l->horizon_ms)
+		return IDGEN_LIMIT_HORIZON;
+	if (end_ms > l->lease_ms)
+		return IDGEN_LIMIT_LEASE;
+	return IDGEN_LIMIT_MARK;
+}

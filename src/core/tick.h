@@ -149,4 +149,42 @@ extern int64_t idgen_tick_fits_at(uint64_t last_tick, int counter_bits,
 extern int64_t idgen_tick_end_ms(uint64_t last_tick, int64_t now_ms,
 								 int counter_bits, uint64_t count);
 
+/*
+ * The issue limit: the last millisecond (since the layout's time origin) a
+ * reservation may reach, the earliest of these.  The node and the gateway
+ * fill it in from their own state and share the rule: what the limit is,
+ * and which of its parts refused a reservation (idgen_limit_passed).
+ */
+typedef struct IdgenIssueLimits
+{
+	int64_t		horizon_ms;		/* the last millisecond the time field holds */
+	int64_t		switch_ms;		/* the next layout epoch's first millisecond;
+								 * INT64_MAX: none */
+	int64_t		mark_ms;		/* the durable high-water mark; -1: none yet */
+	int64_t		lease_ms;		/* the last millisecond the lease may stamp;
+								 * INT64_MAX: the mark bounds it already */
+} IdgenIssueLimits;
+
+/* which part of the issue limit a reservation would pass, and what helps */
+typedef enum IdgenLimitKind
+{
+	IDGEN_LIMIT_SWITCH,			/* the next layout epoch: wait for it */
+	IDGEN_LIMIT_HORIZON,		/* the time field runs out: nothing helps */
+	IDGEN_LIMIT_LEASE,			/* the lease ends: wait for its renewal */
+	IDGEN_LIMIT_MARK			/* the durable mark: raise it, then retry */
+} IdgenLimitKind;
+
+/* the issue limit, idgen_tick_reserve()'s limit_ms */
+extern int64_t idgen_issue_limit(const IdgenIssueLimits *l);
+
+/*
+ * Why a reservation that idgen_tick_reserve() refused with IDGEN_TICK_LIMIT
+ * stopped, given the millisecond it would have ended in
+ * (idgen_tick_end_ms()): a switch that comes before the horizon first,
+ * since one call's IDs are all of one layout and the next may hold them;
+ * then the horizon; then the lease; else the mark.
+ */
+extern IdgenLimitKind idgen_limit_passed(const IdgenIssueLimits *l,
+										 int64_t end_ms);
+
 #endif							/* IDGEN_TICK_H */

@@ -51,3 +51,33 @@ idgen_uuid7_is_v7(const uint8_t in[IDGEN_UUID7_LEN])
 {
 	return (in[6] & 0xF0) == 0x70 && (in[8] & 0xC0) == 0x80;
 }
+
+const char *
+idgen_uuid_variant_name(uint8_t byte8)
+{
+	if ((byte8 & 0x80) == 0)
+		return "0 (NCS)";
+	if ((byte8 & 0xC0) == 0x80)
+		return "10 (RFC 9562)";
+	if ((byte8 & 0xE0) == 0xC0)
+		return "110 (Microsoft)";
+	return "111 (reserved)";
+}
+
+bool
+idgen_random48(IdgenRandomPool *pool, IdgenRandomFill fill, uint64_t *bits)
+{
+	uint64_t	r = 0;
+	int			i;
+
+	if (pool->used + 6 > IDGEN_RANDOM_POOL_LEN)
+	{
+		if (!fill(pool->bytes, IDGEN_RANDOM_POOL_LEN))
+			return false;
+		pool->used = 0;
+	}
+	for (i = 0; i < 6; i++)
+		r = (r << 8) | pool->bytes[pool->used++];
+	*bits = r;
+	return true;
+}

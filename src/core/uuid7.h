@@ -21,6 +21,7 @@
 #define IDGEN_UUID7_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define IDGEN_UUID7_LEN 16
@@ -43,5 +44,31 @@ extern void idgen_uuid7_decompose(const uint8_t in[IDGEN_UUID7_LEN],
 
 /* version 7 and variant 10: what any UUIDv7 has */
 extern bool idgen_uuid7_is_v7(const uint8_t in[IDGEN_UUID7_LEN]);
+
+/*
+ * An idgen128's 48 random bits (rand_b) come from a pool of random bytes
+ * refilled in bulk, one call to the system's source per 680 IDs instead of
+ * one per ID.  fill is that source (pg_strong_random, getrandom); it
+ * returns false when it has none.  A pool starts as IDGEN_RANDOM_POOL_INIT
+ * (empty) and belongs to one thread.
+ */
+#define IDGEN_RANDOM_POOL_LEN 4080
+
+typedef struct IdgenRandomPool
+{
+	size_t		used;			/* bytes handed out; LEN: empty */
+	uint8_t		bytes[IDGEN_RANDOM_POOL_LEN];
+} IdgenRandomPool;
+
+#define IDGEN_RANDOM_POOL_INIT {IDGEN_RANDOM_POOL_LEN, {0}}
+
+typedef bool (*IdgenRandomFill) (void *buf, size_t len);
+
+/* the next 48 bits of pool into *bits; false when fill had none */
+extern bool idgen_random48(IdgenRandomPool *pool, IdgenRandomFill fill,
+						   uint64_t *bits);
+
+/* a UUID's variant, from its byte 8, as error texts name it: "10 (RFC 9562)" */
+extern const char *idgen_uuid_variant_name(uint8_t byte8);
 
 #endif							/* IDGEN_UUID7_H */

@@ -30,6 +30,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "core/clockms.h"
 #include "core/fleet.h"
 #include "registry.h"
 
@@ -61,10 +62,7 @@ registry_init(bool (*should_stop) (void), void (*while_waiting) (void))
 static int64
 mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return idgen_clock_ms(CLOCK_MONOTONIC);
 }
 
 /*

@@ -68,10 +68,7 @@ typedef struct IdgenWorker
 static inline int64
 monotonic_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return idgen_clock_ms(CLOCK_MONOTONIC);
 }
 
 #endif							/* IDGEN_WORKER_H */

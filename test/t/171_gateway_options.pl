@@ -30,8 +30,8 @@ my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
 # --- 1. the sanitized build ------------------------------------------------
 
 my $build = "$tmp/build";
-make_path("$build/gateway", "$build/src");
-for my $dir ('gateway', 'src')
+make_path("$build/gateway", "$build/src/core");
+for my $dir ('gateway', 'src/core')
 {
 	opendir(my $dh, $dir) or die "$dir: $!";
 	for my $f (grep { /\.(c|h|mk)$/ || $_ eq 'Makefile' } readdir $dh)
@@ -41,7 +41,7 @@ for my $dir ('gateway', 'src')
 	closedir $dh;
 }
 my $san = '-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer';
-my $out = `make -C $build/gateway -s PG_CONFIG=$pg_config 'CFLAGS=$san' 'IDGEN_CLI_CFLAGS=-std=c99 $san -Wall -Wextra -I. -I../src -I\$(IDGEN_CLI_PQ_INC)' idgen-gateway idgen 2>&1`;
+my $out = `make -C $build/gateway -s PG_CONFIG=$pg_config 'CFLAGS=$san' 'IDGEN_CLI_CFLAGS=-std=c99 $san -Wall -Wextra -I. -I../src/core -I\$(IDGEN_CLI_PQ_INC)' idgen-gateway idgen 2>&1`;
 is($?, 0, 'the gateway and idgen build with -fsanitize=address,undefined') or diag($out);
 my $gw = "$build/gateway/idgen-gateway";
 my $cli = "$build/gateway/idgen";

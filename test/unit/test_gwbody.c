@@ -424,6 +424,56 @@ test_json_escape(void)
 	CHECK_STR(f.str, "q\"\\\x01 \xe2\x82\xac");
 }
 
+/*
+ * An error text is appended with gw_json_string (gw_error_json, /health):
+ * bad bytes in it (a registry's message, a path) must still make valid
+ * JSON, and so must a cut one, whatever cap leaves room for.
+ */
+static void
+test_json_append(void)
+{
+	const char *bad = "no \xff\xfe lease \xc3 for \"w\"\n";
+	const char *want = "no \xef\xbf\xbd\xef\xbf\xbd lease \xef\xbf\xbd for \"w\"\n";
+	GwJsonField f;
+	char		buf[200];
+	size_t		len;
+	size_t		cap;
+
+	unit_context("append an error text with bad bytes");
+	len = (size_t) snprintf(buf, sizeof(buf), "{\"m\": ");
+	len = gw_json_string(buf, len, sizeof(buf), bad);
+	CHECK_U64(len, ==, strlen(buf));
+	CHECK_STR(buf, "{\"m\": \"no \\ufffd\\ufffd lease \\ufffd for \\\"w\\\"\\u000a\"");
+	snprintf(buf + len, sizeof(buf) - len, "}");
+	memset(&f, 0, sizeof(f));
+	f.name = "m";
+	f.kinds = GW_JSON_STRING;
+	CHECK_I64(gw_json_object(buf, strlen(buf), &f, 1).status, ==, 0);
+	CHECK_STR(f.str, want);
+
+	/* every cap: whole characters only, the quotes kept, valid JSON */
+	for (cap = 9; cap < 60; cap++)
+	{
+		char		body[220];
+
+		unit_context("append cut at cap %zu", cap);
+		len = (size_t) snprintf(buf, sizeof(buf), "{\"m\": ");
+		len = gw_json_string(buf, len, cap, bad);
+		CHECK_U64(len, <, cap);
+		CHECK_U64(len, ==, strlen(buf));
+		snprintf(body, sizeof(body), "%s}", buf);
+		memset(&f, 0, sizeof(f));
+		f.name = "m";
+		f.kinds = GW_JSON_STRING;
+		CHECK_I64(gw_json_object(body, strlen(body), &f, 1).status, ==, 0);
+		CHECK(strncmp(want, f.str, f.str_len) == 0);
+	}
+	/* no room for the quotes: nothing appended */
+	len = gw_json_string(buf, 5, 7, bad);
+	CHECK_U64(len, ==, 5);
+	unit_context("");
+}
+
 /* ---------------------------------------------------------------- */
 
 static void
@@ -565,6 +615,7 @@ main(void)
 	test_range_lease();
 	test_json_reader();
 	test_json_escape();
+	test_json_append();
 	test_decode();
 	return unit_finish("test_gwbody");
 }

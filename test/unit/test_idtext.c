@@ -616,6 +616,50 @@ test_uuid_round_trip(void)
 	}
 }
 
+/* the one hex-digit helper: every byte, and encode/decode round trips */
+static void
+test_hex(void)
+{
+	uint8_t		bytes[32];
+	uint8_t		back[32];
+	char		text[65];
+	int			c;
+	int			i;
+
+	unit_context("hex digit values");
+	for (c = 0; c < 256; c++)
+	{
+		int			want = c >= '0' && c <= '9' ? c - '0' :
+			c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		CHECK_I64(idgen_hex_value((unsigned char) c), ==, want);
+	}
+
+	unit_context("hex encode and decode");
+	idgen_hex_encode((const uint8_t *) "\x00\x9f\xff", 3, text);
+	CHECK_STR(text, "009fff");
+	CHECK_I64(idgen_hex_decode("009FfF", 6, back, 3), ==, 3);
+	CHECK(back[0] == 0x00 && back[1] == 0x9f && back[2] == 0xff);
+	CHECK_I64(idgen_hex_decode("009", 3, back, 3), ==, -1);	/* odd */
+	CHECK_I64(idgen_hex_decode("0099", 4, back, 1), ==, -1);	/* too long */
+	CHECK_I64(idgen_hex_decode("0g", 2, back, 1), ==, -1);
+	CHECK_I64(idgen_hex_decode("", 0, back, 1), ==, 0);
+	for (i = 0; i < 2000; i++)
+	{
+		size_t		n = (size_t) unit_below(33);
+		size_t		k;
+
+		for (k = 0; k < n; k++)
+			bytes[k] = (uint8_t) unit_below(256);
+		idgen_hex_encode(bytes, n, text);
+		CHECK_U64(strlen(text), ==, 2 * n);
+		CHECK_I64(idgen_hex_decode(text, 2 * n, back, sizeof(back)), ==, (int64_t) n);
+		CHECK(memcmp(bytes, back, n) == 0);
+	}
+	unit_context("");
+}
+
 int
 main(void)
 {
@@ -627,5 +671,6 @@ main(void)
 	test_uuid_rejects();
 	test_uuid_single_edits();
 	test_uuid_round_trip();
+	test_hex();
 	return unit_finish("test_idtext");
 }

@@ -610,6 +610,120 @@ test_issue_window(void)
 	unit_context("");
 }
 
+/*
+ * The issue limit, as the node and the gateway both compute it, and which
+ * of its parts a refused reservation passed.
+ */
+static void
+test_issue_limit(void)
+{
+	IdgenIssueLimits l;
+	int			i;
+
+	unit_context("the issue limit: the earliest of its parts");
+	l.horizon_ms = 1000000;
+	l.switch_ms = INT64_MAX;
+	l.mark_ms = 5000;
+	l.lease_ms = INT64_MAX;
+	CHECK_I64(idgen_issue_limit(&l), ==, 5000);
+	l.mark_ms = -1;				/* no mark yet: nothing may be issued */
+	CHECK_I64(idgen_issue_limit(&l), ==, -1);
+	l.mark_ms = 5000;
+	l.lease_ms = 4000;
+	CHECK_I64(idgen_issue_limit(&l), ==, 4000);
+	l.switch_ms = 3000;			/* the old layout's last millisecond is 2999 */
+	CHECK_I64(idgen_issue_limit(&l), ==, 2999);
+	l.mark_ms = l.lease_ms = INT64_MAX;
+	l.switch_ms = INT64_MAX;
+	CHECK_I64(idgen_issue_limit(&l), ==, 1000000);
+
+	unit_context("the issue limit: which part refused");
+	l.horizon_ms = 1000000;
+	l.switch_ms = 3000;
+	l.mark_ms = 5000;
+	l.lease_ms = 4000;
+	/* one call's IDs are all of one layout: the switch is waited for */
+	CHECK_I64(idgen_limit_passed(&l, 3000), ==, IDGEN_LIMIT_SWITCH);
+	CHECK_I64(idgen_limit_passed(&l, 2000000), ==, IDGEN_LIMIT_SWITCH);
+	CHECK_I64(idgen_limit_passed(&l, INT64_MAX), ==, IDGEN_LIMIT_SWITCH);
+	l.switch_ms = INT64_MAX;
+	CHECK_I64(idgen_limit_passed(&l, 4001), ==, IDGEN_LIMIT_LEASE);
+	CHECK_I64(idgen_limit_passed(&l, 1000001), ==, IDGEN_LIMIT_HORIZON);
+	/* past the tick ceiling (tick_end_ms's INT64_MAX) is past the horizon */
+	CHECK_I64(idgen_limit_passed(&l, INT64_MAX), ==, IDGEN_LIMIT_HORIZON);
+	l.lease_ms = INT64_MAX;
+	CHECK_I64(idgen_limit_passed(&l, 5001), ==, IDGEN_LIMIT_MARK);
+	/* a switch past the horizon cannot help: the time field runs out first */
+	l.switch_ms = 1000002;
+	CHECK_I64(idgen_limit_passed(&l, 1000002), ==, IDGEN_LIMIT_HORIZON);
+	/* a switch right after the horizon's last millisecond does */
+	l.switch_ms = 1000001;
+	CHECK_I64(idgen_limit_passed(&l, 1000001), ==, IDGEN_LIMIT_SWITCH);
+
+	/*
+	 * Any limits, any end past the limit: the part named is one the end
+	 * really passes, the limit is what idgen_tick_reserve stops at, and a
+	 * part of higher rank than the one named is not passed.
+	 */
+	for (i = 0; i < 20000; i++)
+	{
+		IdgenReservation res;
+		IdgenLimitKind k;
+		int64_t		limit;
+		int64_t		end;
+		int			bits = (int) unit_below(13);
+
+		l.horizon_ms = 1000 + (int64_t) unit_below(100000);
+		l.switch_ms = unit_below(4) == 0 ? INT64_MAX : 1 + (int64_t) unit_below(120000);
+		l.mark_ms = unit_below(8) == 0 ? -1 : (int64_t) unit_below(120000);
+		l.lease_ms = unit_below(3) == 0 ? INT64_MAX : (int64_t) unit_below(120000);
+		limit = idgen_issue_limit(&l);
+		unit_context("the issue limit, case %d: horizon %lld switch %lld mark %lld lease %lld",
+					 i, (long long) l.horizon_ms, (long long) l.switch_ms,
+					 (long long) l.mark_ms, (long long) l.lease_ms);
+		CHECK_I64(limit, <=, l.horizon_ms);
+		CHECK_I64(limit, <=, l.mark_ms);
+		CHECK_I64(limit, <=, l.lease_ms);
+		CHECK(l.switch_ms == INT64_MAX || limit < l.switch_ms);
+		CHECK(limit == l.horizon_ms || limit == l.mark_ms ||
+			  limit == l.lease_ms || limit == l.switch_ms - 1);
+		/* tick 0 is never handed out, so millisecond 0 may not fit */
+		if (limit >= 1)
+		{
+			CHECK_I64(idgen_tick_reserve(0, limit, bits, 1, 0, limit, &res), ==,
+					  IDGEN_TICK_OK);
+			CHECK_I64(idgen_tick_reserve(0, limit + 1, bits, 1, 0, limit, &res), ==,
+					  IDGEN_TICK_LIMIT);
+		}
+
+		end = limit + 1 + (int64_t) unit_below(30000);
+		k = idgen_limit_passed(&l, end);
+		switch (k)
+		{
+			case IDGEN_LIMIT_SWITCH:
+				CHECK_I64(end, >=, l.switch_ms);
+				CHECK_I64(l.switch_ms - 1, <=, l.horizon_ms);
+				break;
+			case IDGEN_LIMIT_HORIZON:
+				CHECK_I64(end, >, l.horizon_ms);
+				break;
+			case IDGEN_LIMIT_LEASE:
+				CHECK_I64(end, >, l.lease_ms);
+				CHECK_I64(end, <=, l.horizon_ms);
+				break;
+			case IDGEN_LIMIT_MARK:
+				CHECK_I64(end, >, l.mark_ms);
+				CHECK_I64(end, <=, l.lease_ms);
+				CHECK_I64(end, <=, l.horizon_ms);
+				break;
+		}
+		if (k != IDGEN_LIMIT_SWITCH)
+			CHECK(l.switch_ms == INT64_MAX || end < l.switch_ms ||
+				  l.switch_ms - 1 > l.horizon_ms);
+	}
+	unit_context("");
+}
+
 int
 main(void)
 {
@@ -622,5 +736,6 @@ main(void)
 	test_fits_at_random();
 	test_simulation();
 	test_issue_window();
+	test_issue_limit();
 	return unit_finish("test_tick");
 }

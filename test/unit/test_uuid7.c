@@ -639,6 +639,71 @@ test_vectors(void)
 	}
 }
 
+/* a fill that counts its calls and writes 0, 1, 2, ... across them */
+static int	fills;
+static uint8_t fill_next;
+static bool fill_fails;
+
+static bool
+counting_fill(void *buf, size_t len)
+{
+	size_t		i;
+
+	if (fill_fails)
+		return false;
+	fills++;
+	for (i = 0; i < len; i++)
+		((uint8_t *) buf)[i] = fill_next++;
+	return true;
+}
+
+static void
+test_random_pool(void)
+{
+	IdgenRandomPool pool = IDGEN_RANDOM_POOL_INIT;
+	uint8_t		want = 0;
+	uint64_t	bits;
+	int			i;
+
+	unit_context("the random pool");
+	fills = 0;
+	fill_next = 0;
+	fill_fails = false;
+	/* 680 draws per fill, the bytes in order, none left out or repeated */
+	for (i = 0; i < 3 * (IDGEN_RANDOM_POOL_LEN / 6); i++)
+	{
+		uint64_t	expect = 0;
+		int			k;
+
+		CHECK(idgen_random48(&pool, counting_fill, &bits));
+		for (k = 0; k < 6; k++)
+			expect = (expect << 8) | want++;
+		CHECK_U64(bits, ==, expect);
+		CHECK_U64(bits >> 48, ==, 0);
+		CHECK_I64(fills, ==, 1 + i / (IDGEN_RANDOM_POOL_LEN / 6));
+	}
+	/* an empty pool whose source fails says so */
+	fill_fails = true;
+	CHECK(!idgen_random48(&pool, counting_fill, &bits));
+	unit_context("");
+}
+
+static void
+test_variant_name(void)
+{
+	int			b;
+
+	unit_context("variant names");
+	for (b = 0; b < 256; b++)
+	{
+		const char *want = b < 0x80 ? "0 (NCS)" : b < 0xC0 ? "10 (RFC 9562)" :
+			b < 0xE0 ? "110 (Microsoft)" : "111 (reserved)";
+
+		CHECK_STR(idgen_uuid_variant_name((uint8_t) b), want);
+	}
+	unit_context("");
+}
+
 int
 main(void)
 {
@@ -650,5 +715,7 @@ main(void)
 	test_masking();
 	test_is_v7();
 	test_vectors();
+	test_variant_name();
+	test_random_pool();
 	return unit_finish("test_uuid7");
 }
