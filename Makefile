@@ -45,6 +45,14 @@ ISOLATION_OPTS = --inputdir=test
 ISOLATION_REGISTRY = lease_concurrent
 TAP_TESTS    = 1
 PROVE_TESTS  = test/t/*.pl
+# The TAP files run TAP_JOBS at a time: each has its own cluster, ports (from
+# get_free_port, whose lock files in tmp_check/portlock the parallel files
+# share) and directories, and most of their time is spent waiting on timers.
+# TAP_SERIAL run after all others, one by one, alone (test/t/README.md says
+# why for each).  TAP_JOBS=1 runs everything in order, as before.
+TAP_JOBS    ?= 4
+TAP_SERIAL   = test/t/011_crash_under_load.pl test/t/170_gateway_slowloris.pl
+TAP_PARALLEL = $(filter-out $(TAP_SERIAL),$(sort $(wildcard test/t/*.pl)))
 
 # -Wno-unused-parameter: PostgreSQL's own headers (ilist.h, bufpage.h) and the fmgr
 # calling convention leave parameters unused; every other -Wextra warning is on.
@@ -62,6 +70,10 @@ PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 
 ifneq ($(wildcard $(PGXS)),)
 include $(PGXS)
+
+# after the include, which empties PROVE_FLAGS; appended to any given on the
+# command line (PROVE_FLAGS=--timer)
+override PROVE_FLAGS += -j$(TAP_JOBS) $(addprefix --rules=par=,$(TAP_PARALLEL))
 else
 # No server headers yet (a fresh machine): only demo and test, which install them.
 all install installcheck:
