@@ -18,21 +18,10 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT sqlstate_of);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-
-sub sqlstate_of
-{
-	my ($node, $sql) = @_;
-	my ($stdout, $stderr) = ('', '');
-	my $ret = $node->psql('postgres', "\\set VERBOSITY verbose\n$sql",
-		stdout => \$stdout, stderr => \$stderr);
-	return 'ok' if $ret == 0;
-	return $1 if $stderr =~ /ERROR:\s+([0-9A-Z]{5}):/;
-	return "no SQLSTATE (rc $ret): $stderr";
-}
 
 sub lease
 {

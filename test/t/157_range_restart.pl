@@ -30,26 +30,12 @@ use Digest::SHA ();
 use HTTP::Tiny;
 use POSIX ();
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT sqlstate_of);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $node = idgen_registry('range_restart');
-
-sub sqlstate_of
-{
-	my ($sql, %opts) = @_;
-	my ($stdout, $stderr) = ('', '');
-	my $ret = $node->psql(
-		'postgres', "\\set VERBOSITY verbose\n$sql",
-		stdout       => \$stdout,
-		stderr       => \$stderr,
-		extra_params => (defined $opts{user} ? [ '-U', $opts{user} ] : []));
-	return 'ok' if $ret == 0;
-	return $1 if $stderr =~ /ERROR:\s+([0-9A-Z]{5}):/;
-	return "no SQLSTATE (rc $ret): $stderr";
-}
 
 sub lease
 {
@@ -72,22 +58,22 @@ for my $how ('restart', 'immediate')
 	ok(wait_extension($node), "after $how: the server is back");
 
 	my $top = $node->safe_psql('postgres', 'SELECT max(range_end) FROM idgen.range_lease');
-	is(sqlstate_of(q{SELECT * FROM idgen_lease_range('svc', 10)}), 'IA006',
+	is(sqlstate_of($node, q{SELECT * FROM idgen_lease_range('svc', 10)}), 'IA006',
 		"after $how: a new range is refused (IA006)");
-	is(sqlstate_of(q{SELECT * FROM idgen_lease_range('svc', 10, 'new-key')}), 'IA006',
+	is(sqlstate_of($node, q{SELECT * FROM idgen_lease_range('svc', 10, 'new-key')}), 'IA006',
 		"after $how: a new key is refused too (IA006)");
 	is(lease('svc', 100, 'k1'), '1|100|1', "after $how: a keyed retry returns its range");
-	is(sqlstate_of(q{SELECT idgen_range_consumed('1', '60')}), 'ok',
+	is(sqlstate_of($node, q{SELECT idgen_range_consumed('1', '60')}), 'ok',
 		"after $how: progress reports go on");
 	is($node->safe_psql('postgres', 'SELECT granting FROM idgen.range_grants'), 'f',
 		"after $how: idgen.range_grants says grants wait");
-	is(sqlstate_of(q{SELECT idgen_confirm_range_floor('1')}, user => 'plain'), '42501',
+	is(sqlstate_of($node, q{SELECT idgen_confirm_range_floor('1')}, user => 'plain'), '42501',
 		"after $how: a PUBLIC role may not confirm (42501)");
-	is(sqlstate_of(q{SELECT idgen_confirm_range_floor('0')}), '22023',
+	is(sqlstate_of($node, q{SELECT idgen_confirm_range_floor('0')}), '22023',
 		"after $how: a floor of 0 is refused (22023)");
-	is(sqlstate_of(q{SELECT idgen_confirm_range_floor(idgen.range_space_end())}), '22023',
+	is(sqlstate_of($node, q{SELECT idgen_confirm_range_floor(idgen.range_space_end())}), '22023',
 		"after $how: a floor at range_space_end() is refused (22023)");
-	is(sqlstate_of(q{SELECT * FROM idgen_lease_range('svc', 10)}), 'IA006',
+	is(sqlstate_of($node, q{SELECT * FROM idgen_lease_range('svc', 10)}), 'IA006',
 		"after $how: the refused confirmations confirmed nothing");
 
 	if ($how eq 'restart')
