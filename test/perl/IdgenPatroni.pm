@@ -629,6 +629,20 @@ sub sample_until
 		$timeout // 120);
 }
 
+# sample_until() the leader's lease table shows $count distinct owners of
+# $owners (an SQL list of quoted names) renewed after $since (Unix seconds)
+sub renewed_since
+{
+	my ($self, $owners, $since, $count) = @_;
+	return $self->sample_until(
+		sub {
+			$self->leader_sql(
+				"SELECT count(DISTINCT owner) FROM idgen.worker_lease WHERE owner IN ($owners)"
+				  . " AND renewed_at > to_timestamp($since)", quiet => 1) eq $count;
+		},
+		120);
+}
+
 # Every grant the registry knows of or was seen to make: list of hashes
 # (region, worker, owner, generation, acquired, until)
 sub grants

@@ -18,7 +18,7 @@
 #
 # On request (use IdgenTest qw(:DEFAULT name ...)): status, wait_for,
 # wait_active, sqlstate_of, find_program, run_program, skip_or_fail,
-# assert_checks, faketime_lib, move_clock_to, above_all_before.
+# assert_checks, faketime_lib, move_clock_to, above_all_before, range_lease.
 package IdgenTest;
 
 use strict;
@@ -36,7 +36,7 @@ our @EXPORT = qw(idgen_node idgen_registry idgen_fleet_node registry_conn
   wait_extension wait_state);
 our @EXPORT_OK = qw(status wait_for wait_active sqlstate_of find_program
   run_program skip_or_fail assert_checks faketime_lib move_clock_to
-  above_all_before);
+  above_all_before range_lease);
 
 # A node with idgen in shared_preload_libraries.
 #   conf  => text appended to postgresql.conf after the common lines
@@ -250,6 +250,16 @@ SELECT count(*) > 0
                           WHERE e.n < (SELECT min(n) FROM issued WHERE phase = '$phase'))
 FROM issued WHERE phase = '$phase'}),
 		't', $name);
+}
+
+# idgen_lease_range($owner, $count, $key) on $node, as "start|end|generation"
+# ($key undef: no request key); dies if refused.
+sub range_lease
+{
+	my ($node, $owner, $count, $key) = @_;
+	my $k = defined $key ? "'$key'" : 'NULL';
+	return $node->safe_psql('postgres',
+		"SELECT concat_ws('|', range_start, range_end, generation) FROM idgen_lease_range('$owner', $count, $k)");
 }
 
 # idgen_status()'s @cols as a hash ref.
