@@ -1,32 +1,38 @@
-# idgen - PGXS build.  `make demo` and `make test` install what they need.
+# idgen - PGXS build.  `make demo` and `make test` install what they need,
+# the gateway included.
 
 EXTENSION  = idgen
-EXTVERSION = 0.7
+EXTVERSION = 0.8
 
 # the header rule below comes before PGXS's own targets: plain `make` still
 # means `make all`
 .DEFAULT_GOAL := all
 
 MODULE_big = idgen
-OBJS = src/idgen.o src/nodestate.o src/clock.o src/generate.o \
-       src/generate_sql.o src/type_idgen.o src/decode.o \
-       src/status.o src/admin.o src/bgworker.o \
-       src/type_idgen128.o src/timecmp.o \
-       src/layout.o src/tick.o src/idtext.o src/uuid7.o \
-       src/siphash.o src/mask.o src/mask_sql.o src/stats.o \
-       src/epochs.o src/epoch_sql.o src/registry.o src/fleet.o src/auditq.o \
-       src/utility_hook.o src/clockpace.o src/lease.o src/audit.o \
-       src/clockwatch.o src/nodelocal.o src/localmark.o src/nodeconf.o \
-       src/typeid.o src/typeid_sql.o \
-       src/leaseanswer.o src/keyed_sql.o src/leaseclient.o
-# sql/idgen.sql is the current schema; a fresh CREATE EXTENSION runs it, as
-# the install script of EXTVERSION.  The idgen--*.sql at the top are the
-# oldest install script (0.1) and the upgrade scripts, for ALTER EXTENSION
-# UPDATE; test/sql/upgrade.sql checks that both ways give the same objects.
-DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
-DATA = $(wildcard $(EXTENSION)--*.sql)
+# the layers, by folder (docs/development.md): src/core/ pure C shared with
+# the gateway, src/adt/ the SQL-callable types and functions, src/worker/
+# the background worker and its lease client, and the node runtime in src/
+CORE_OBJS   = $(patsubst %.c,%.o,$(sort $(wildcard src/core/*.c)))
+ADT_OBJS    = $(patsubst %.c,%.o,$(sort $(wildcard src/adt/*.c)))
+WORKER_OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/worker/*.c)))
+NODE_OBJS   = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+OBJS = $(NODE_OBJS) $(ADT_OBJS) $(WORKER_OBJS) $(CORE_OBJS)
+# The SQL scripts (docs/development.md, "Where the SQL lives"), all in sql/.
+# The install script of EXTVERSION, the one a fresh CREATE EXTENSION runs,
+# is assembled from the topic pieces sql/install/NN_*.sql in the order of
+# their numbers; the upgrade scripts, for ALTER EXTENSION UPDATE, are made
+# from their templates in sql/updates/; sql/idgen--0.1.sql, the oldest
+# install, is kept as it was.  The long functions are written once, in
+# sql/udfs/<function>/<version>.sql, and included (an "\ir" line, expanded by
+# scripts/sql_include.sh).  test/sql/upgrade.sql checks that a fresh install
+# and the walked chain give the same objects.
+SQL_INSTALL = $(sort $(wildcard sql/install/[0-9][0-9]_*.sql))
+SQL_UPDATES = $(patsubst sql/updates/%,sql/%,$(wildcard sql/updates/$(EXTENSION)--*--*.sql))
+SQL_UDFS    = $(wildcard sql/udfs/*/*.sql)
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql $(SQL_UPDATES)
+DATA = sql/$(EXTENSION)--0.1.sql
 # PGXS tracks no header dependencies: rebuild everything when a header changes
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h)
 PGFILEDESC = "idgen - unique, time-sortable IDs"
 
 # test/sql/*.sql with test/expected/*.out, in one database: setup checks the
@@ -69,7 +75,7 @@ PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter
 
 # the background worker reaches a shared registry (idgen.registry) through
 # libpq, as contrib/postgres_fdw and dblink do
-PG_CPPFLAGS = -I$(libpq_srcdir)
+PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir)
 SHLIB_LINK_INTERNAL = $(libpq)
 
 # The default target is PostgreSQL 15 (Debian 12); 17 and 18 are tested too
@@ -91,14 +97,19 @@ all install installcheck:
 	@echo "PostgreSQL server development files are missing: run 'make demo' or 'make test', or install postgresql-server-dev-15." >&2; exit 1
 endif
 
-sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
-	cp $< $@
+sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_INSTALL) $(SQL_UDFS) scripts/sql_include.sh
+	$(SHELL) scripts/sql_include.sh $(SQL_INSTALL) > $@.tmp && mv $@.tmp $@
 
-# idgen-gateway, the HTTP daemon (gateway/Makefile): built by `make`,
-# installed by `make install` into `pg_config --bindir`
+sql/$(EXTENSION)--%.sql: sql/updates/$(EXTENSION)--%.sql $(SQL_UDFS) scripts/sql_include.sh
+	$(SHELL) scripts/sql_include.sh $< > $@.tmp && mv $@.tmp $@
+
+# idgen-gateway, the HTTP daemon, and the idgen command-line tool
+# (gateway/Makefile) need libmicrohttpd as well, so plain `make` and `make
+# install` leave them out: the extension builds with the server headers and
+# libpq only.  `make gateway` builds them (and says so in one line if
+# libmicrohttpd-dev is missing), `make gateway-install` puts them into
+# `pg_config --bindir` and monitoring/ into `pg_config --sharedir`/idgen/monitoring.
 .PHONY: gateway gateway-install gateway-clean
-all: gateway
-install: gateway-install
 clean: gateway-clean
 gateway:
 	$(MAKE) -C gateway PG_CONFIG=$(PG_CONFIG)
@@ -113,13 +124,13 @@ deps:
 	@scripts/deps.sh
 
 demo: deps
-	$(MAKE) all
-	$(MAKE) install
+	$(MAKE) all gateway
+	$(MAKE) install gateway-install
 	scripts/demo.sh
 
 test: deps
-	$(MAKE) all
-	$(MAKE) install
+	$(MAKE) all gateway
+	$(MAKE) install gateway-install
 	scripts/test.sh
 
 unit:
@@ -133,8 +144,8 @@ model:
 	scripts/model_check.sh
 
 bench: deps
-	$(MAKE) all
-	$(MAKE) install
+	$(MAKE) all gateway
+	$(MAKE) install gateway-install
 	bench/run.sh
 
 # The PGXN release archive idgen-<META.json version>.zip: git archive of HEAD
@@ -143,10 +154,12 @@ bench: deps
 dist:
 	@scripts/dist.sh $(DISTDIR)
 
-# The Debian packages postgresql-{15,17,18}-idgen_<default_version>_<arch>.deb,
-# built by dpkg-buildpackage with pg_buildext (debian/) in a scratch copy of
-# the tree, 15 here and 17 and 18 in their Debian chroots (as root; otherwise
-# 15 only); DEBDIR=dir puts them elsewhere than the top of the tree.
+# The Debian packages postgresql-{15,17,18}-idgen_<default_version>_<arch>.deb
+# and idgen-gateway_<default_version>_<arch>.deb (the gateway, idgen and
+# monitoring/), built by dpkg-buildpackage with pg_buildext (debian/) in a
+# scratch copy of the tree, 15 and the gateway here and 17 and 18 in their
+# Debian chroots (as root; otherwise 15 only); DEBDIR=dir puts them
+# elsewhere than the top of the tree.
 .PHONY: deb
 deb:
 	@scripts/deb.sh $(DEBDIR)

@@ -41,7 +41,7 @@ KEYED=${IDGEN_BENCH_KEYED:-0}
 POOL=${IDGEN_BENCH_POOL:-4}
 
 for tool in wrk "$bindir/pgbench" "$bindir/idgen-gateway" openssl; do
-	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make install; scripts/deps.sh)" >&2; exit 1; }
+	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make install gateway-install; scripts/deps.sh)" >&2; exit 1; }
 done
 
 as_pg() {

@@ -128,6 +128,11 @@ extern GwRefusal gw_issue_reserve(uint32_t count, GwBatch *batch,
 extern uint64_t gw_batch_id(const GwBatch *b, uint32_t i);
 /* the state for /healthz: GW_OK, or why not and the reason text */
 extern GwRefusal gw_issue_health(char *reason, size_t reason_len);
+/*
+ * for /metrics: how long the lease stays valid unrenewed (0 without a valid
+ * one) and the TTL its validity counts on (R1a), in ms
+ */
+extern void gw_issue_lease_times(int64_t *validity_ms, int64_t *ttl_ms);
 
 /* ---- the lease path (gwlease.c) ---- */
 

@@ -1,7 +1,7 @@
 /*
  * gwdecode.c - idgen_decode() outside PostgreSQL (see gwdecode.h)
  *
- * The rules are decode.c's and type_idgen128.c's: a 64-bit ID's epoch is
+ * The rules are adt/sql_decode.c's and adt/type_idgen128.c's: a 64-bit ID's epoch is
  * found from its value, a 128-bit ID names its own.
  */
 #include "gwdecode.h"

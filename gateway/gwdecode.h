@@ -26,7 +26,7 @@ typedef struct GwDecoded
 
 /*
  * Build *list from idgen.epoch's rows in version order, checked as the
- * extension checks them (epoch_sql.c): row 1 is the built-in layout, each
+ * extension checks them (adt/sql_epoch.c): row 1 is the built-in layout, each
  * later one follows idgen_epochs_append()'s rules.  Returns NULL, or why
  * the rows are refused (static text, or "row N: ..." in err).
  */

@@ -767,3 +767,15 @@ gw_issue_health(char *reason, size_t reason_len)
 	pthread_mutex_unlock(&mu);
 	return r;
 }
+
+void
+gw_issue_lease_times(int64_t *validity_ms, int64_t *ttl_ms)
+{
+	int64_t		boot = gw_boot_ms();
+
+	pthread_mutex_lock(&mu);
+	*validity_ms = g.have_lease && idgen_lc_valid(&g.lc, boot) ?
+		g.lc.valid_until_boot_ms - boot : 0;
+	*ttl_ms = idgen_lc_bounded_ms(&g.lc, g.lc.ttl_ms);
+	pthread_mutex_unlock(&mu);
+}

@@ -12,7 +12,7 @@
 #ifndef IDGEN_GWJSON_H
 #define IDGEN_GWJSON_H
 
-#include "gwrequest.h"
+#include "gwparse.h"
 
 #define GW_JSON_STRING	0x1
 #define GW_JSON_NUMBER	0x2

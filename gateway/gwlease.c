@@ -139,9 +139,9 @@ load_epochs(IdgenEpochList *list, char *err, size_t err_len)
  * The registry's idgen.max_drift, idgen.max_skew, idgen.clock_jump_confirm
  * and retention (its settings rule the fleet), its idgen.lease_ttl (the
  * least any hold after a change of its incarnation lasts, which bounds this
- * gateway's validity whatever --lease-ttl, R1a), and its clock over a round
- * trip of its own, for the skew check and to confirm a step of the wall
- * clock (the registry's clock is another machine's).
+ * gateway's validity whatever --lease-ttl, R1a in docs/concepts.md), and its
+ * clock over a round trip of its own, for the skew check and to confirm a
+ * step of the wall clock (the registry's clock is another machine's).
  */
 static bool
 load_settings_and_clock(int64_t *registry_ms, int64_t *max_skew, int64_t *hold_floor,

@@ -119,6 +119,8 @@ gw_metrics_text(void)
 	size_t		i;
 	uint64_t	cum = 0;
 	char		reason[256];
+	int64_t		validity_ms;
+	int64_t		ttl_ms;
 
 #define OUT(...) (len += (size_t) snprintf(buf + len, cap - len, __VA_ARGS__))
 	if (buf == NULL)
@@ -152,6 +154,13 @@ gw_metrics_text(void)
 	OUT("# HELP idgen_gateway_up 1 when the gateway can issue IDs.\n"
 		"# TYPE idgen_gateway_up gauge\n"
 		"idgen_gateway_up %d\n", gw_issue_health(reason, sizeof(reason)) == GW_OK);
+	gw_issue_lease_times(&validity_ms, &ttl_ms);
+	OUT("# HELP idgen_gateway_lease_validity_seconds How much longer the gateway may issue without another answer from the registry; 0 without a valid lease.\n"
+		"# TYPE idgen_gateway_lease_validity_seconds gauge\n"
+		"idgen_gateway_lease_validity_seconds %.3f\n", validity_ms / 1000.0);
+	OUT("# HELP idgen_gateway_lease_ttl_seconds The lease TTL the validity counts on: --lease-ttl, at most the registry's idgen.lease_ttl.\n"
+		"# TYPE idgen_gateway_lease_ttl_seconds gauge\n"
+		"idgen_gateway_lease_ttl_seconds %.3f\n", ttl_ms / 1000.0);
 	OUT("# HELP idgen_gateway_http_responses_total Responses, by status.\n"
 		"# TYPE idgen_gateway_http_responses_total counter\n");
 	for (i = 0; i < NSTATUS; i++)

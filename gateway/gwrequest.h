@@ -13,12 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* status 0: no problem */
-typedef struct GwProblem
-{
-	int			status;
-	const char *reason;
-} GwProblem;
+#include "gwparse.h"
 
 typedef enum GwRoute
 {
@@ -61,10 +56,6 @@ typedef struct GwId
 
 extern GwProblem gw_parse_id(const char *text, GwId *id);
 
-/* request bodies larger than this are a 413 */
-#define GW_BODY_MAX 4096
-/* owner names and request keys, in bytes */
-#define GW_NAME_MAX 200
 
 /*
  * POST /internal/workers/lease: {"owner": "...", "ttl": "30s"}; ttl may be

@@ -15,7 +15,7 @@ PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_con
 IDGEN_CLI_PQ_INC := $(shell $(PG_CONFIG) --includedir)
 IDGEN_CLI_PQ_LIB := $(shell $(PG_CONFIG) --libdir)
 IDGEN_CLI_BINDIR := $(shell $(PG_CONFIG) --bindir)
-IDGEN_CLI_CORE   = ../src
+IDGEN_CLI_CORE   = ../src/core
 IDGEN_CLI_CFLAGS = -std=c99 -O2 -g -Wall -Wextra -I. -I$(IDGEN_CLI_CORE) -I$(IDGEN_CLI_PQ_INC)
 
 # request parsing and decoding (shared with idgen-gateway), the pure cores

@@ -2,7 +2,7 @@
  * idgen_cli.c - the idgen command-line tool for operators
  *
  *     idgen decode [--registry CONNINFO] [--json] ID
- *     idgen status --registry CONNINFO [--json]
+ *     idgen status [--registry CONNINFO] [--json]
  *
  * decode takes an ID apart as idgen_decode() does, with the extension's own
  * layout, epoch and UUIDv7 code compiled in: with the built-in layout alone,
@@ -39,12 +39,14 @@
 
 static const char usage_text[] =
 	"usage: idgen decode [--registry CONNINFO] [--json] ID\n"
-	"       idgen status --registry CONNINFO [--json]\n"
+	"       idgen status [--registry CONNINFO] [--json]\n"
 	"\n"
 	"  decode    an idgen (decimal) or idgen128 (UUID) as idgen_decode() shows it;\n"
 	"            with --registry, under the layout epochs of that registry's\n"
 	"            idgen.epoch, else under the built-in layout\n"
-	"  status    idgen_status() of the instance CONNINFO names, and its\n"
+	"  status    idgen_status() of the instance CONNINFO names (without\n"
+	"            --registry, the one libpq's environment names: PGHOST,\n"
+	"            PGPORT, PGDATABASE, PGUSER, PGSERVICE, ...), and its\n"
 	"            idgen.fleet when there is one the role may read\n"
 	"\n"
 	"  --registry CONNINFO   a libpq connection string or URI\n"
@@ -140,9 +142,8 @@ parse_args(int argc, char **argv, Options *o)
 	{
 		if (o->id != NULL)
 			fail_usage("status takes no ID");
-		if (o->registry == NULL)
-			fail_usage("status needs --registry CONNINFO");
-		if (o->registry[0] == '\0')
+		/* without --registry: libpq's environment and defaults, as psql */
+		if (o->registry != NULL && o->registry[0] == '\0')
 			fail_usage("--registry needs a connection string");
 	}
 	else
@@ -157,13 +158,19 @@ parse_args(int argc, char **argv, Options *o)
 static PGconn *
 connect_to(const char *conninfo)
 {
-	const char *keys[] = {"dbname", "fallback_application_name", NULL};
-	const char *values[] = {conninfo, "idgen", NULL};
-	PGconn	   *conn = PQconnectdbParams(keys, values, 1);
+	const char *keys[] = {"fallback_application_name", "dbname", NULL};
+	const char *values[] = {"idgen", conninfo, NULL};
+	PGconn	   *conn;
+
+	/* no conninfo: only the environment (PGHOST, PGSERVICE, ...) decides */
+	if (conninfo == NULL)
+		keys[1] = NULL;
+	conn = PQconnectdbParams(keys, values, 1);
 
 	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
 	{
-		fprintf(stderr, "idgen: could not connect to the registry: %s",
+		fprintf(stderr, "idgen: could not connect to %s: %s",
+				conninfo != NULL ? "the registry" : "the server libpq's environment names",
 				conn != NULL ? PQerrorMessage(conn) : "out of memory\n");
 		PQfinish(conn);
 		exit(EXIT_SERVER);

@@ -2,8 +2,11 @@
 # `make deb`: the Debian packages postgresql-<major>-idgen_<version>_<arch>.deb
 # for PostgreSQL 15 (this machine, Debian 12), 17 (the Debian 13 chroot) and
 # 18 (the Debian unstable chroot; scripts/chroot.sh makes and keeps both),
-# built with Debian's tooling (debian/, pg_buildext, dpkg-buildpackage -b) in
-# a scratch copy of the tree, so the tree itself keeps its build.
+# and idgen-gateway_<version>_<arch>.deb (the gateway, the idgen tool and
+# monitoring/; Debian 12's, from the 15 build: the chroot builds make one
+# too, which is left there), built with Debian's tooling (debian/,
+# pg_buildext, dpkg-buildpackage -b) in a scratch copy of the tree, so the
+# tree itself keeps its build.
 #
 #   scripts/deb.sh [output directory]      (default: the top of the tree)
 #
@@ -15,7 +18,7 @@
 #
 # <version> is idgen.control's default_version; debian/changelog's top entry
 # must say the same (the package is native: no Debian revision).  Needs
-# dpkg-dev, debhelper and postgresql-server-dev-all (scripts/deps.sh).  The
+# dpkg-dev and debian/control's Build-Depends (scripts/deps.sh).  The
 # chroot builds need root; IDGEN_DEB_VERSIONS="15" (or "17 18", ...) builds
 # only some, and as another user than root only 15 is built, with a note.
 set -euo pipefail
@@ -63,7 +66,7 @@ mkdir "$src"
 tar -C "$root" --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
 	--exclude='*.deb' --exclude=./tmp_check --exclude=./results --exclude=./log \
 	--exclude=./regression.diffs --exclude=./regression.out \
-	--exclude='./sql/idgen--*.sql' --exclude='./idgen-*.zip' \
+	--exclude='./sql/idgen--*--*.sql' --exclude="./sql/idgen--$version.sql" --exclude='./idgen-*.zip' \
 	--exclude=./debian/.debhelper --exclude='./debian/postgresql-*-idgen' \
 	-cf - . | tar -C "$src" -xf -
 
@@ -80,7 +83,8 @@ build_one() {
 			echo "deb: dpkg-buildpackage failed for PostgreSQL $v (the end of its output is above)" >&2
 			return 1
 		fi
-		debs=("$(dirname "$src")"/postgresql-"$v"-idgen_"$version"_*.deb)
+		debs=("$(dirname "$src")"/postgresql-"$v"-idgen_"$version"_*.deb
+			"$(dirname "$src")"/idgen-gateway_"$version"_*.deb)
 	else
 		# one user of a chroot at a time (scripts/versions.sh, deb_check.sh)
 		idgen_chroot_lock "$v"
@@ -99,10 +103,12 @@ build_one() {
 		idgen_chroot_unlock
 	fi
 	grep -E 'warning:' "$log" >&2 || true
-	if [ ! -f "${debs[0]}" ]; then
-		echo "deb: dpkg-buildpackage made no postgresql-$v-idgen_${version}_*.deb" >&2
-		return 1
-	fi
+	for deb in "${debs[@]}"; do
+		if [ ! -f "$deb" ]; then
+			echo "deb: dpkg-buildpackage made no $(basename "$deb")" >&2
+			return 1
+		fi
+	done
 	for deb in "${debs[@]}"; do
 		rm -f "$outdir/$(basename "$deb")"
 		mv "$deb" "$outdir/"

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# make test's "Debian package" layer: `make deb` builds
-# postgresql-<major>-idgen_<version>_<arch>.deb for PostgreSQL 15, 17 and 18
-# (scripts/deb.sh), and each is checked where its PostgreSQL is: 15 on this
-# machine, 17 and 18 in their Debian chroots (scripts/chroot.sh).  The check:
-# `apt install ./<it>.deb` installs it, its files are where dpkg says, a
-# throwaway cluster with shared_preload_libraries = 'idgen' creates the
-# extension and generates IDs, `apt remove` takes it away again and its files
+# make test's "Debian package" layer: first debian/control's Build-Depends
+# (scripts/deb_builddeps_check.sh: each is checked for, and the build fails
+# without it), then `make deb` builds postgresql-<major>-idgen_<version>_<arch>.deb
+# for PostgreSQL 15, 17 and 18 and idgen-gateway_<version>_<arch>.deb
+# (scripts/deb.sh), and each extension package is checked where its
+# PostgreSQL is: 15, with idgen-gateway, on this machine, 17 and 18 in their
+# Debian chroots (scripts/chroot.sh).  The check: `apt install ./<it>.deb`
+# installs it, its files are where dpkg says, a throwaway cluster with
+# shared_preload_libraries = 'idgen' creates the extension and generates
+# IDs, the gateway package's idgen-gateway serves IDs from that cluster and
+# its idgen decodes one, `apt remove` takes them away again and their files
 # are gone.
 #
-#   scripts/deb_check.sh                        build all, check all
-#   scripts/deb_check.sh --one MAJOR FILE.deb   check one package here
+#   scripts/deb_check.sh                                      build all, check all
+#   scripts/deb_check.sh --one MAJOR FILE.deb [GATEWAY.deb]   check packages here
 #
 # Installing the package overwrites, and removing it deletes, the very files
 # `make install` put into the system PostgreSQL (idgen.so, the control file,
@@ -43,6 +47,8 @@ if [ "${1:-}" != --one ]; then
 	version=$(sed -n "s/^[[:space:]]*default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" "$root/idgen.control")
 	out=$(mktemp -d /tmp/idgen-debs.XXXXXX)
 	trap 'rm -rf "$out"' EXIT
+	builddeps=0
+	"$root/scripts/deb_builddeps_check.sh" || builddeps=1
 	if ! IDGEN_DEB_VERSIONS=$majors "$root/scripts/deb.sh" "$out"; then
 		echo "deb_check: FAIL: make deb" >&2
 		exit 1
@@ -61,7 +67,16 @@ if [ "${1:-}" != --one ]; then
 		fi
 		echo "deb_check: ok: make deb built $(basename "${debs[0]}")"
 		if [ "$v" = 15 ]; then
-			"$0" --one "$v" "${debs[0]}" || failed+=("$v")
+			shopt -s nullglob
+			gw=("$out"/idgen-gateway_"$version"_*.deb)
+			shopt -u nullglob
+			if [ ${#gw[@]} -ne 1 ]; then
+				echo "deb_check: FAIL: make deb made one idgen-gateway_${version}_*.deb (found ${#gw[@]})" >&2
+				failed+=("$v")
+				continue
+			fi
+			echo "deb_check: ok: make deb built $(basename "${gw[0]}")"
+			"$0" --one "$v" "${debs[0]}" "${gw[0]}" || failed+=("$v")
 			continue
 		fi
 		(
@@ -71,17 +86,24 @@ if [ "${1:-}" != --one ]; then
 			rm -rf "$dir/build/debcheck"
 			mkdir -p "$dir/build/debcheck/scripts"
 			cp "$0" "$dir/build/debcheck/scripts/deb_check.sh"
-			cp "$root/idgen.control" "$root"/idgen--*.sql "$dir/build/debcheck/"
+			mkdir -p "$dir/build/debcheck/sql/updates"
+			cp "$root/idgen.control" "$dir/build/debcheck/"
+			cp "$root"/sql/idgen--0.1.sql "$dir/build/debcheck/sql/"
+			cp "$root"/sql/updates/idgen--*--*.sql "$dir/build/debcheck/sql/updates/"
 			cp "${debs[0]}" "$dir/build/debcheck/"
 			idgen_chroot_run "$v" "/build/debcheck/scripts/deb_check.sh --one $v /build/debcheck/$(basename "${debs[0]}")"
 		) || failed+=("$v")
 	done
 	echo
+	if [ "$builddeps" -ne 0 ]; then
+		echo "deb_check: FAIL: debian/control's Build-Depends (scripts/deb_builddeps_check.sh, above)"
+	fi
 	if [ ${#failed[@]} -gt 0 ]; then
 		echo "deb_check: FAIL: the packages of PostgreSQL ${failed[*]}"
 		exit 1
 	fi
-	echo "deb_check: the packages of PostgreSQL $majors install, load and issue IDs"
+	[ "$builddeps" -eq 0 ] || exit 1
+	echo "deb_check: the packages of PostgreSQL $majors and idgen-gateway install, load and issue IDs"
 	exit 0
 fi
 
@@ -89,16 +111,21 @@ fi
 
 v=$2
 deb=$3
+gwdeb=${4:-}
 PG_CONFIG=/usr/lib/postgresql/$v/bin/pg_config
 package=postgresql-$v-idgen
+gwpackage=idgen-gateway
 if [ ! -x "$PG_CONFIG" ]; then
 	echo "deb_check: FAIL: $PG_CONFIG is missing (postgresql-server-dev-$v)" >&2
 	exit 1
 fi
-if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
-	echo "deb_check: FAIL: $package is already installed; this check would remove it. Remove it first (apt remove $package)." >&2
-	exit 1
-fi
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+for p in "$package" ${gwdeb:+"$gwpackage"}; do
+	if installed "$p"; then
+		echo "deb_check: FAIL: $p is already installed; this check would remove it. Remove it first (apt remove $p)." >&2
+		exit 1
+	fi
+done
 
 version=$(sed -n "s/^[[:space:]]*default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" "$root/idgen.control")
 pkglibdir=$("$PG_CONFIG" --pkglibdir)
@@ -122,10 +149,12 @@ chmod 755 "$work"
 
 # --- the files make install put there, saved -----------------------------------
 
-# every idgen file of the system PostgreSQL, relative to /
+# every idgen file of the system PostgreSQL, relative to /, and any file
+# at the gateway package's paths (none, unless someone put one there)
 saved=()
 for f in "$pkglibdir"/idgen.so "$pkglibdir"/bitcode/idgen.index.bc "$pkglibdir"/bitcode/idgen \
-	"$sharedir"/extension/idgen.control "$sharedir"/extension/idgen--*.sql; do
+	"$sharedir"/extension/idgen.control "$sharedir"/extension/idgen--*.sql \
+	${gwdeb:+/usr/bin/idgen-gateway /usr/bin/idgen /usr/share/idgen}; do
 	[ -e "$f" ] && saved+=("${f#/}")
 done
 if [ ${#saved[@]} -gt 0 ]; then
@@ -135,14 +164,21 @@ fi
 
 pgdata=$work/pg/data
 port=$((20000 + RANDOM % 20000))
+gw_pid=
 
 cleanup() {
+	if [ -n "$gw_pid" ]; then
+		kill "$gw_pid" 2>/dev/null
+		wait "$gw_pid" 2>/dev/null
+	fi
 	if [ -f "$pgdata/postmaster.pid" ]; then
 		runuser -u "$run_as" -- "$bindir/pg_ctl" -D "$pgdata" -m immediate -w stop >/dev/null 2>&1
 	fi
-	if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
-		DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "$package" >/dev/null 2>&1
-	fi
+	for p in "$package" ${gwdeb:+"$gwpackage"}; do
+		if installed "$p"; then
+			DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "$p" >/dev/null 2>&1
+		fi
+	done
 	# what make install had put there, back as it was
 	if [ -f "$work/before.tar" ]; then
 		tar -C / -xpf "$work/before.tar"
@@ -163,23 +199,37 @@ deb=$work/out/$(basename "$deb")
 check "the package is named $package" test "$(dpkg-deb -f "$deb" Package)" = "$package"
 check "its version is idgen.control's default_version $version" test "$(dpkg-deb -f "$deb" Version)" = "$version"
 check "it depends on postgresql-$v" grep -q "postgresql-$v" <<<"$(dpkg-deb -f "$deb" Depends)"
+debs=("./$(basename "$deb")")
+if [ -n "$gwdeb" ]; then
+	cp "$gwdeb" "$work/out/"
+	gwdeb=$work/out/$(basename "$gwdeb")
+	debs+=("./$(basename "$gwdeb")")
+	check "the gateway package is named $gwpackage" test "$(dpkg-deb -f "$gwdeb" Package)" = "$gwpackage"
+	check "its version is $version too" test "$(dpkg-deb -f "$gwdeb" Version)" = "$version"
+	# dh_shlibdeps found the libraries the programs link
+	check "it depends on libmicrohttpd and libpq" \
+		bash -c 'grep -q libmicrohttpd <<<"$1" && grep -q libpq5 <<<"$1"' _ "$(dpkg-deb -f "$gwdeb" Depends)"
+fi
 
 # --- apt install ------------------------------------------------------------------
 
-if ! (cd "$work/out" && DEBIAN_FRONTEND=noninteractive apt install -y -q "./$(basename "$deb")") >"$work/apt-install.log" 2>&1; then
+if ! (cd "$work/out" && DEBIAN_FRONTEND=noninteractive apt install -y -q "${debs[@]}") >"$work/apt-install.log" 2>&1; then
 	cat "$work/apt-install.log" >&2
-	fail "apt install ./$(basename "$deb")"
+	fail "apt install ${debs[*]}"
 	exit 1
 fi
-ok "apt install ./$(basename "$deb")"
-check "dpkg reports $package installed" \
-	bash -c "dpkg-query -W -f='\${Status} \${Version}' $package | grep -qx 'install ok installed $version'"
+ok "apt install ${debs[*]}"
+for p in "$package" ${gwdeb:+"$gwpackage"}; do
+	check "dpkg reports $p installed" \
+		bash -c "dpkg-query -W -f='\${Status} \${Version}' $p | grep -qx 'install ok installed $version'"
+done
 
 dpkg -L "$package" >"$work/files"
 # the files the package must have: the library, the control file and every
 # SQL script the tree installs (the upgrade chain and the current version's)
 expected=("$pkglibdir/idgen.so" "$sharedir/extension/idgen.control" "$sharedir/extension/idgen--$version.sql")
-for f in "$root"/idgen--*.sql; do
+# (sql/idgen--0.1.sql, and the upgrade scripts made from sql/updates/)
+for f in "$root"/sql/idgen--0.1.sql "$root"/sql/updates/idgen--*--*.sql; do
 	expected+=("$sharedir/extension/$(basename "$f")")
 done
 missing=()
@@ -191,6 +241,28 @@ done
 check "dpkg -L lists, and the disk has, idgen.so, idgen.control and the ${#expected[@]} files expected (missing: ${missing[*]:-none})" \
 	test ${#missing[@]} -eq 0
 check "dpkg --verify: the installed files are the package's" dpkg --verify "$package"
+
+if [ -n "$gwdeb" ]; then
+	dpkg -L "$gwpackage" >"$work/gwfiles"
+	cat "$work/gwfiles" >>"$work/files"
+	# the programs in /usr/bin, and every file of monitoring/ (docs/monitoring.md)
+	gwexpected=(/usr/bin/idgen-gateway /usr/bin/idgen)
+	for f in "$root"/monitoring/*.yml "$root"/monitoring/*.yaml "$root"/monitoring/*.json; do
+		[ -f "$f" ] && gwexpected+=("/usr/share/idgen/monitoring/$(basename "$f")")
+	done
+	missing=()
+	for f in "${gwexpected[@]}"; do
+		if ! grep -qx "$f" "$work/gwfiles" || [ ! -f "$f" ]; then
+			missing+=("$f")
+		fi
+	done
+	check "dpkg -L $gwpackage lists, and the disk has, the ${#gwexpected[@]} files expected (missing: ${missing[*]:-none})" \
+		test ${#missing[@]} -eq 0
+	check "dpkg --verify $gwpackage" dpkg --verify "$gwpackage"
+	check "idgen-gateway --help prints its usage" \
+		bash -c '/usr/bin/idgen-gateway --help | grep -q "^usage: idgen-gateway --registry"'
+	check "idgen --help prints its usage" bash -c '/usr/bin/idgen --help | grep -q "^usage: idgen decode"'
+fi
 check "the control file says default_version '$version'" \
 	grep -q "^default_version = '$version'" "$sharedir/extension/idgen.control"
 
@@ -199,6 +271,39 @@ check "the control file says default_version '$version'" \
 psql_q() {
 	runuser -u "$run_as" -- env PGOPTIONS='-c client_min_messages=warning' "$bindir/psql" -X -q -A -t -v ON_ERROR_STOP=1 \
 		-h "$work/pg" -p "$port" -d postgres -c "$1"
+}
+
+# the package's idgen-gateway leasing a worker from the cluster (its own
+# registry) and serving IDs over HTTP; the package's idgen decodes one
+check_gateway() {
+	local gwport secret ids id decoded
+	gwport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	secret=debcheck-$RANDOM$RANDOM
+	mkdir -p "$work/gw/state"
+	printf 'debcheck:ids:%s\n' "$(printf '%s' "$secret" | sha256sum | cut -d' ' -f1)" >"$work/gw/tokens"
+	chown -R "$run_as" "$work/gw"
+	runuser -u "$run_as" -- /usr/bin/idgen-gateway --registry "host=$work/pg port=$port dbname=postgres" \
+		--listen "127.0.0.1:$gwport" --tokens "$work/gw/tokens" --state-dir "$work/gw/state" \
+		--name debcheck >"$work/gw/log" 2>&1 &
+	gw_pid=$!
+	for _ in $(seq 1 300); do
+		curl -sf "http://127.0.0.1:$gwport/healthz" >/dev/null && break
+		kill -0 "$gw_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	ids=$(curl -sf -H "Authorization: Bearer $secret" "http://127.0.0.1:$gwport/v1/ids?count=3")
+	if python3 -c 'import json, sys; ids = json.loads(sys.argv[1])["ids"]; sys.exit(not (len(ids) == 3 and len(set(ids)) == 3))' "$ids" 2>/dev/null; then
+		ok "the package's idgen-gateway serves 3 distinct IDs from the cluster ($ids)"
+	else
+		cat "$work/gw/log" >&2
+		fail "the package's idgen-gateway serves 3 distinct IDs from the cluster (got: ${ids:-nothing})"
+	fi
+	id=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["ids"][0])' "$ids" 2>/dev/null)
+	decoded=$(/usr/bin/idgen decode "$id" 2>&1)
+	check "the package's idgen decodes one of them (${decoded//$'\n'/, })" grep -q "^id: $id\$" <<<"$decoded"
+	kill "$gw_pid" 2>/dev/null
+	wait "$gw_pid" 2>/dev/null
+	gw_pid=
 }
 
 mkdir -p "$work/pg"
@@ -224,6 +329,9 @@ if runuser -u "$run_as" -- "$bindir/initdb" -D "$pgdata" -A trust --no-sync >"$w
 		check "idgen_status() reaches active (last: ${state:-none})" test "$state" = active
 		check "SELECT idgen_next() issues an ID" \
 			test "$(psql_q 'SELECT idgen_next() > 0 AND idgen_next128() IS NOT NULL')" = t
+		if [ -n "$gwdeb" ]; then
+			check_gateway
+		fi
 		check "and a new database gets the extension too" \
 			bash -c "runuser -u '$run_as' -- '$bindir/createdb' -h '$work/pg' -p $port app &&
 				runuser -u '$run_as' -- '$bindir/psql' -X -q -A -t -v ON_ERROR_STOP=1 -h '$work/pg' -p $port -d app \
@@ -241,14 +349,16 @@ fi
 
 # --- apt remove ---------------------------------------------------------------------
 
-if DEBIAN_FRONTEND=noninteractive apt remove -y -q "$package" >"$work/apt-remove.log" 2>&1; then
-	ok "apt remove $package"
+removed=("$package" ${gwdeb:+"$gwpackage"})
+if DEBIAN_FRONTEND=noninteractive apt remove -y -q "${removed[@]}" >"$work/apt-remove.log" 2>&1; then
+	ok "apt remove ${removed[*]}"
 else
 	cat "$work/apt-remove.log" >&2
-	fail "apt remove $package"
+	fail "apt remove ${removed[*]}"
 fi
-check "dpkg no longer reports $package installed" \
-	bash -c "! dpkg-query -W -f='\${Status}' $package 2>/dev/null | grep -q 'install ok installed'"
+for p in "${removed[@]}"; do
+	check "dpkg no longer reports $p installed" bash -c "! dpkg-query -W -f='\${Status}' $p 2>/dev/null | grep -q 'install ok installed'"
+done
 left=()
 while read -r f; do
 	[ -f "$f" ] && left+=("$f")

@@ -52,7 +52,7 @@ mkdir "$stage/$name"
 	! \( -path './test/unit/test_*' ! -name 'test_*.c' \) \
 	! \( -path './test/fuzz/fuzz_*' ! -name 'fuzz_*.c' \) \
 	! -path './idgen-*.zip' \
-	! -path './sql/idgen--*.sql' \
+	! \( -path './sql/idgen--*.sql' ! -path './sql/idgen--0.1.sql' \) \
 	! -path './gateway/idgen' ! -path './gateway/idgen-gateway' \
 	-print0) |
 	tar -C "$root" --null -T - -cf - | tar -C "$stage/$name" -xf -

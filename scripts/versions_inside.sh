@@ -51,7 +51,8 @@ if ! step "build with -Werror (PostgreSQL $v)" build.log build; then
 	exit 1
 fi
 fig+=("build -Werror: ok")
-if ! step "install into the chroot's PostgreSQL $v" install.log make -s install PG_CONFIG="$pgc" with_llvm=no; then
+# the gateway too: the gateway TAP files run it from the server's bindir
+if ! step "install into the chroot's PostgreSQL $v" install.log make -s install gateway-install PG_CONFIG="$pgc" with_llvm=no; then
 	echo "figures: install failed"
 	exit 1
 fi

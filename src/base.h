@@ -3,7 +3,7 @@
  *
  * The compatibility header and the time conversions.  Each module declares
  * its own API, and the settings (GUCs) it defines, in its own header:
- * nodestate.h, clock.h, generate.h, generate_sql.h, registry.h, ...
+ * nodestate.h, clock.h, generate.h, adt/sql_generate.h, registry.h, ...
  */
 #ifndef IDGEN_BASE_H
 #define IDGEN_BASE_H

@@ -11,7 +11,7 @@
 #include "utils/guc.h"
 
 #include "clock.h"
-#include "clockpace.h"
+#include "core/clockpace.h"
 
 IdgenClockShared *idgen_clock_shared = NULL;
 

@@ -21,8 +21,8 @@
 #include "errcodes.h"
 #include "generate.h"
 #include "nodestate.h"
-#include "registry.h"
-#include "tick.h"
+#include "settings.h"
+#include "core/tick.h"
 
 static IdgenBackendSlot *my_slot = NULL;
 static bool recovery_over = false;
@@ -208,7 +208,28 @@ idgen_refuse_switch(uint64 count, int epoch_version, int64 need_ms,
 static void
 idgen_refuse_clock(int64 behind_ms, int waited_ms)
 {
-	pg_atomic_fetch_add_u64(&idgen_shared->clock_refusals, 1);
+	IdgenShared *sh = idgen_shared;
+	int64		floor_unix_ms;
+	int64		wall_ms = idgen_wall_unix_ms();
+
+	pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);
+
+	/*
+	 * Most often the clock did not step back: the lease began above a mark
+	 * ahead of it (a fenced or uncleanly ended lease of the block may have
+	 * stamped up to its end), and the node waits for the clock to pass it.
+	 */
+	LWLockAcquire(sh->lock, LW_SHARED);
+	floor_unix_ms = sh->issued_floor_unix_ms;
+	LWLockRelease(sh->lock);
+	if (floor_unix_ms > wall_ms + idgen_max_drift_ms)
+		ereport(ERROR,
+				(errcode(IDGEN_ERRCODE_CLOCK_BEHIND),
+				 errmsg("idgen waits %lld ms for the clock to pass its lease's starting mark",
+						(long long) (floor_unix_ms - wall_ms)),
+				 errdetail("This node's IDs start above the high-water mark its lease began with, because an earlier holder of the block (a fenced lease, or one that ended without a clean release) may have stamped IDs up to then; IDs may run at most idgen.max_drift (%d ms) ahead of the wall clock, and this call waited %d ms of idgen.max_clock_wait (%d ms).",
+						   idgen_max_drift_ms, waited_ms, idgen_max_clock_wait_ms),
+				 errhint("Issuing resumes by itself once the clock passes the mark; idgen_status().reason says when. Nothing is wrong with the clock.")));
 	ereport(ERROR,
 			(errcode(IDGEN_ERRCODE_CLOCK_BEHIND),
 			 errmsg("system clock is %lld ms behind the idgen logical clock",
@@ -275,7 +296,8 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 			/*
 			 * Right after start-up the first lease may be moments away; a
 			 * lease lost later is not won back that soon, and the caller
-			 * hears so within idgen.max_clock_wait (R5).
+			 * hears so within idgen.max_clock_wait (R5,
+			 * docs/concepts.md).
 			 */
 			if ((cfg.state == IDGEN_STATE_STARTING ||
 				 cfg.state == IDGEN_STATE_WAITING_FOR_LEASE) &&

@@ -12,7 +12,7 @@
 
 #include "postgres.h"
 
-#include "layout.h"
+#include "core/layout.h"
 
 typedef struct IdgenBatch
 {

@@ -10,17 +10,36 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-#include "bgworker.h"
+#include "postmaster/bgworker.h"
+
+#include "adt/sql_generate.h"
 #include "clock.h"
-#include "clockwatch.h"
 #include "generate.h"
-#include "generate_sql.h"
 #include "nodestate.h"
-#include "registry.h"
+#include "settings.h"
 #include "utility_hook.h"
-#include "nodeconf.h"
 
 PG_MODULE_MAGIC;
+
+/*
+ * The background worker (worker/bgworker.c) is named by its library and
+ * function, so registering it needs none of the worker's headers.
+ */
+static void
+register_lease_worker(void)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = 5;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "idgen");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "idgen_bgworker_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "idgen lease worker");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "idgen lease worker");
+	RegisterBackgroundWorker(&worker);
+}
 
 void
 _PG_init(void)
@@ -28,15 +47,15 @@ _PG_init(void)
 	/* settings that work in any backend, preloaded or not */
 	idgen_clock_define_gucs();
 	idgen_generate_define_gucs();
-	clockwatch_define_gucs();
+	settings_define_clockwatch_gucs();
 	idgen_generate_sql_define_gucs();
-	registry_define_gucs();
+	settings_define_registry_gucs();
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 
-	registry_define_preload_gucs();
-	idgen_nodeconf_define_gucs();
+	settings_define_registry_preload_gucs();
+	settings_define_shape_gucs();
 
 	MarkGUCPrefixReserved("idgen");
 
@@ -44,6 +63,6 @@ _PG_init(void)
 		return;
 
 	idgen_shmem_request();
-	idgen_register_bgworker();
+	register_lease_worker();
 	idgen_install_utility_hook();
 }

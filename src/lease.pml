@@ -5,7 +5,8 @@
  * model` alone): V2 (the protocol being built, DESIGN13 R1-R8, with the fix
  * of RENEWABLE below) must pass, V1 (src/lease.c and sql/idgen.sql today)
  * and V2 with R7's renewal rule as written must fail, which shows the model
- * can fail.  docs/fleets.md "The model" explains it.  Change this file
+ * can fail.  docs/fleets.md "The model" explains it; docs/concepts.md has
+ * the rules in a line each.  Change this file
  * together with the code it models:
  *
  *   here                       there

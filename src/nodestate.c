@@ -16,8 +16,8 @@
 
 #include "base.h"
 #include "clock.h"
-#include "nodeconf.h"
-#include "tick.h"
+#include "settings.h"
+#include "core/tick.h"
 
 #define IDGEN_LWLOCK_TRANCHE "idgen"
 
@@ -285,6 +285,9 @@ idgen_status_snapshot(IdgenStatusSnapshot *snap)
 			 (int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms >
 			 snap->wall_unix_ms + idgen_max_drift_ms)
 		snap->state = IDGEN_STATE_CLOCK_BEHIND;
+	/* a reason given with an active lease (a wait for the clock) is over */
+	if (snap->state == IDGEN_STATE_ACTIVE)
+		snap->reason[0] = '\0';
 	snap->region = cfg.region;
 	snap->first_worker = cfg.first_worker;
 	snap->worker_count = cfg.worker_count;
@@ -794,4 +797,23 @@ idgen_stats_note_drift(int64 ahead_ms)
 		   !pg_atomic_compare_exchange_u64(&idgen_shared->max_drift_ms, &seen,
 										   (uint64) ahead_ms))
 		;
+}
+
+/*
+ * Whether the logical clock runs further ahead of the wall clock than
+ * idgen.max_drift lets IDs run: idgen_status() and the fleet view then say
+ * clock_behind, although the lease is active.
+ */
+bool
+idgen_logical_clock_ahead(void)
+{
+	IdgenConfig cfg;
+	uint32		seq;
+	uint64		last;
+
+	idgen_read_config(&cfg, &seq);
+	last = pg_atomic_read_u64(&idgen_shared->ticks[cfg.epoch_version].value);
+	return cfg.state == IDGEN_STATE_ACTIVE && last != 0 &&
+		(int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms >
+		idgen_wall_unix_ms() + idgen_max_drift_ms;
 }

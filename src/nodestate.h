@@ -5,7 +5,7 @@
  * the generators advance (generate.c), the configuration they issue under,
  * which the background worker writes through the functions below (the
  * writer API), the clock's shared part (clock.h), and the counters behind
- * idgen_status() and the idgen.stats view (stats.c).
+ * idgen_status() and the idgen.stats view (adt/sql_stats.c).
  *
  * Locking protocol
  *   ticks[k]       Atomic: the last tick issued under layout epoch k (a
@@ -59,8 +59,8 @@
 #include "storage/lwlock.h"
 
 #include "clock.h"
-#include "epochs.h"
-#include "layout.h"
+#include "core/epochs.h"
+#include "core/layout.h"
 
 /* node states, as idgen_status() names them */
 typedef enum IdgenState
@@ -133,7 +133,7 @@ typedef struct IdgenBackendSlot
 	char		pad[PG_CACHE_LINE_SIZE - 3 * sizeof(pg_atomic_uint64)];
 } IdgenBackendSlot;
 
-/* the counters idgen.reset_stats() starts again from zero (stats.c) */
+/* the counters idgen.reset_stats() starts again from zero (adt/sql_stats.c) */
 typedef enum IdgenStatCounter
 {
 	STAT_IDS64 = 0,
@@ -303,6 +303,7 @@ typedef struct IdgenStatusSnapshot
 } IdgenStatusSnapshot;
 
 extern void idgen_status_snapshot(IdgenStatusSnapshot *snap);
+extern bool idgen_logical_clock_ahead(void);
 
 /* layout epochs (the node keeps its copy here) */
 extern void idgen_publish_epochs(const IdgenEpochList *list);

@@ -34,7 +34,7 @@
 #include "utils/snapmgr.h"
 
 #include "utility_hook.h"
-#include "registry.h"
+#include "settings.h"
 
 /* one above idgen.lock_registry()'s key */
 #define IDGEN_CREATE_LOCK_KEY INT64CONST(7596555481923411969)

@@ -10,7 +10,8 @@
    idgen.control's default_version with ".0", and the Makefile's EXTVERSION
    is default_version.
 3. `make dist` writes idgen-<version>.zip with every file under
-   idgen-<version>/, holding the control file, every idgen--*.sql, the
+   idgen-<version>/, holding the control file, the SQL sources in sql/
+   (sql/idgen--0.1.sql, sql/install/, sql/updates/, sql/udfs/), the
    sources in src/, the Makefile, README.md and META.json, and no build
    products.  In a git checkout that is `git archive` of HEAD, and a copy
    of the tree without .git (what an unpacked release or scripts/test.sh's
@@ -406,11 +407,18 @@ def check_contents(files, label, meta):
     # and the files META.json names
     for ext in meta["provides"].values():
         required += [ext[k] for k in ("file", "docfile") if k in ext and ext[k] not in required]
-    required += sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, f"{EXTENSION}--*.sql")))
+    # the SQL sources: the oldest install script, the install script's
+    # pieces, the upgrade scripts' templates and the functions they include
+    required += sorted(os.path.relpath(p, ROOT)
+                       for pattern in (f"sql/{EXTENSION}--0.1.sql", "sql/install/*.sql",
+                                       f"sql/updates/{EXTENSION}--*--*.sql", "sql/udfs/*/*.sql")
+                       for p in glob.glob(os.path.join(ROOT, pattern)))
     required += sorted(os.path.relpath(p, ROOT)
                        for p in glob.glob(os.path.join(ROOT, "src", "*.[ch]")))
-    if not any(r.startswith(f"{EXTENSION}--") for r in required):
-        problem(f"no {EXTENSION}--*.sql in {ROOT}")
+    if not any(r.startswith("sql/install/") for r in required):
+        problem(f"no sql/install/*.sql in {ROOT}")
+    if not any(r.startswith("sql/updates/") for r in required):
+        problem(f"no sql/updates/{EXTENSION}--*--*.sql in {ROOT}")
     if not any(r.startswith("src/") for r in required):
         problem(f"no src/*.c in {ROOT}")
     missing = [r for r in required if r not in files]

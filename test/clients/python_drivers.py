@@ -105,6 +105,8 @@ def exercise(conn, cursor_for, tag, table):
 # --- the recipes of docs/clients.md ------------------------------------------
 
 def recipe_psycopg(connstr):
+    import uuid
+
     import psycopg
     import idgen_pg
 
@@ -133,6 +135,8 @@ def recipe_psycopg(connstr):
 
 
 def recipe_psycopg2(connstr):
+    import uuid
+
     import psycopg2
     import idgen_pg
 

@@ -24,7 +24,7 @@
 -- including the roles, is rolled back.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
-SELECT plan(113);
+SELECT plan(116);
 
 CREATE ROLE idgen_pgtap_user NOLOGIN;
 CREATE ROLE idgen_pgtap_auditor NOLOGIN;
@@ -69,6 +69,10 @@ SELECT function_privs_are('idgen_rotate_mask_key', ARRAY[]::name[], 'idgen_pgtap
     'an ordinary role cannot execute idgen_rotate_mask_key()');
 SELECT function_privs_are('idgen_confirm_range_floor', ARRAY['idgen'], 'idgen_pgtap_user', ARRAY[]::name[],
     'an ordinary role cannot execute idgen_confirm_range_floor(idgen)');
+SELECT function_privs_are('idgen_grant_node', ARRAY['regrole'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_grant_node(regrole)');
+SELECT function_privs_are('idgen_grant_gateway', ARRAY['regrole'], 'idgen_pgtap_user', ARRAY[]::name[],
+    'an ordinary role cannot execute idgen_grant_gateway(regrole)');
 
 -- the internal functions, by name, whatever their argument lists become
 SELECT ok(
@@ -79,7 +83,8 @@ SELECT ok(
     'an ordinary role cannot execute idgen.' || f.name)
 FROM (VALUES ('acquire_node_lease'), ('renew_node_lease'), ('release_node_lease'),
              ('set_disabled'), ('wake_worker'), ('audit'), ('lock_registry'),
-             ('require_registry'), ('row_is_free'), ('epoch_append_only')) AS f(name)
+             ('require_registry'), ('row_is_free'), ('epoch_append_only'),
+             ('grant_to')) AS f(name)
 ORDER BY f.name;
 
 -- and every other function in schema idgen, except the harmless readers,

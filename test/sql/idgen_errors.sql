@@ -9,7 +9,14 @@
 -- idgen_layout schedules, and switch the whole node to it.)
 SET timezone = 'UTC';
 \set SHOW_CONTEXT never
--- idgen_disable() and idgen_enable() work in the node's own database
+-- idgen_disable() and idgen_enable() work in the node's own database, and
+-- elsewhere they say so in their own words, not in the lease functions'
+\set VERBOSITY default
+SELECT idgen_disable('regress: in the wrong database');
+SELECT idgen_enable();
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT idgen_enable();
+ROLLBACK;
 \c postgres
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;

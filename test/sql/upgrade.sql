@@ -2,8 +2,8 @@
 -- The upgrade chain: install the first release and walk ALTER EXTENSION
 -- UPDATE to the current one, checking each step works; then compare every
 -- object of the extension, definition by definition, with a fresh install
--- of the current script (sql/idgen.sql).  Any difference is listed with
--- both definitions and fails the test.
+-- of the current script (assembled from sql/install/).  Any difference is
+-- listed with both definitions and fails the test.
 --
 SET client_min_messages = warning;
 SELECT current_database() AS origdb \gset
@@ -256,6 +256,9 @@ ALTER EXTENSION idgen UPDATE TO '0.6';
 SELECT extversion FROM pg_extension WHERE extname = 'idgen';
 
 ALTER EXTENSION idgen UPDATE TO '0.7';
+SELECT extversion FROM pg_extension WHERE extname = 'idgen';
+
+ALTER EXTENSION idgen UPDATE TO '0.8';
 SELECT extversion FROM pg_extension WHERE extname = 'idgen';
 
 -- the chain ends where a fresh install starts

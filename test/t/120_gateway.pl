@@ -183,6 +183,23 @@ like($hd->{'content-type'}, qr{^text/plain}, '/metrics is Prometheus text');
 like($j, qr/^idgen_gateway_up 1$/m, '/metrics: idgen_gateway_up 1');
 like($j, qr/^idgen_gateway_request_duration_seconds_bucket\{le="\+Inf"\} \d+$/m,
 	'/metrics: the latency histogram');
+# the lease's validity and the TTL it counts on: --lease-ttl 3s, but at most
+# the registry's idgen.lease_ttl of 2 s (R1a); a renewal every 0.2 s keeps
+# the validity near 2 s less the margin (0.1 s)
+my ($validity) = $j =~ /^idgen_gateway_lease_validity_seconds (\S+)$/m;
+my ($lease_ttl) = $j =~ /^idgen_gateway_lease_ttl_seconds (\S+)$/m;
+is($lease_ttl, '2.000',
+	"/metrics: idgen_gateway_lease_ttl_seconds is the registry's idgen.lease_ttl, below --lease-ttl");
+ok(defined $validity && $validity > 0 && $validity < 2,
+	'/metrics: idgen_gateway_lease_validity_seconds within the ttl (' . ($validity // 'missing') . ')');
+# every series the gateway's alert rules use is one it serves
+{
+	my $rules = slurp_file("monitoring/idgen-gateway-alerts.yml");
+	my %used = map { $_ => 1 } $rules =~ /\b(idgen_gateway_[a-z0-9_]+)\b/g;
+	my @unknown = grep { $j !~ /^\Q$_\E[{ ]/m } sort keys %used;
+	ok(%used >= 4, 'the gateway alert rules use ' . scalar(keys %used) . ' series');
+	is(join(' ', @unknown), '', 'every series of monitoring/idgen-gateway-alerts.yml is served by /metrics');
+}
 
 my @one = ids($ga, undef // 1);
 is(scalar @one, 1, 'count=1 gives one ID');
@@ -498,17 +515,11 @@ stop_gateway($gt);
 
 # --- 7. two gateways, two nodes, a million IDs -------------------------------------
 
-# gateway b runs as a role with only the grants docs/gateway.md lists
+# gateway b runs as a role with only what docs/gateway.md grants
+# (idgen_grant_gateway; 096 runs the page's set-up as written)
 $registry->safe_psql('postgres', q{
 CREATE ROLE idgen_gateway LOGIN;
-GRANT EXECUTE ON FUNCTION idgen_lease_worker(text, interval),
-    idgen_renew_worker(integer, integer, bigint),
-    idgen_renew_worker(integer, integer, bigint, text, integer),
-    idgen_release_worker(integer, integer, bigint),
-    idgen_release_worker(integer, integer, bigint, text, timestamptz),
-    idgen_lease_range(text, bigint, text),
-    idgen.gateway_remember(text[], text[], smallint[], integer[], text[], bigint),
-    idgen.gateway_purge(integer) TO idgen_gateway;
+SELECT idgen_grant_gateway('idgen_gateway');
 });
 my $gb = start_gateway(name => 'gwb', conn => "$conn user=idgen_gateway",
 	args => [ '--workers', '4' ]);
@@ -573,6 +584,9 @@ ok(IdgenTest::wait_for(sub { my ($s, $b) = req($ga, 'GET', '/v1/ids', token => '
 	'the registry down: once the lease validity ends, 503 lease_expired');
 ($st, $j) = req($ga, 'GET', '/healthz');
 is($st, 503, 'and /healthz says 503');
+($st, $j) = req($ga, 'GET', '/metrics');
+like($j, qr/^idgen_gateway_lease_validity_seconds 0\.000$/m, 'and /metrics says no validity left');
+like($j, qr/^idgen_gateway_up 0$/m, 'and idgen_gateway_up 0');
 $registry->start;
 ok(wait_healthy($ga), 'the registry back: healthy again');
 my @r2 = ids($ga, 10);

@@ -164,7 +164,20 @@ fails('decode of two IDs', 2, qr/too many arguments/, 'decode', '1', '2');
 fails('no command', 2, qr/no command given/);
 fails('an unknown command', 2, qr/unknown command "encode"/, 'encode', '1');
 fails('an unknown option', 2, qr/unknown option "--verbose"/, 'decode', '--verbose', '1');
-fails('status without --registry', 2, qr/status needs --registry/, 'status');
+# without --registry, status connects where libpq's environment says, as psql
+{
+	local $ENV{PGHOST}     = '127.0.0.1';
+	local $ENV{PGPORT}     = $node->port;
+	local $ENV{PGDATABASE} = 'postgres';
+	local $ENV{PGSERVICE};
+	my ($src, $sout, $serr) = cli('status');
+	is($src, 0, 'status without --registry, PGHOST/PGPORT/PGDATABASE set: exit status 0');
+	like($sout, qr/^state: +\Q$state\E$/m,
+		'status without --registry shows the state of the server the environment names');
+	local $ENV{PGPORT} = PostgreSQL::Test::Cluster::get_free_port();
+	fails('status without --registry, nothing at PGPORT', 1,
+		qr/could not connect to the server libpq's environment names/, 'status');
+}
 fails('--registry without a value', 2, qr/--registry needs a connection string/,
 	'status', '--registry');
 

@@ -12,7 +12,8 @@
 #      exporter serves;
 #   c. `promtool check rules` accepts the rules and `promtool test rules`
 #      passes monitoring/idgen-alerts.test.yml (each alert fires on its
-#      condition, none on a healthy node).
+#      condition, none on a healthy node); the same for the gateway's
+#      monitoring/idgen-gateway-alerts.yml.
 #
 # The exporter is started by this test and stopped by its pid.  A missing
 # exporter or promtool skips its part, unless IDGEN_REQUIRE_CLIENTS=1 (make
@@ -224,25 +225,31 @@ SKIP:
 	skip_or_fail('promtool is not installed (Debian package prometheus)', 1)
 	  unless defined $promtool;
 
-	my ($out, $err) = ('', '');
-	IPC::Run::run([ $promtool, 'check', 'rules', "$monitoring/idgen-alerts.yml" ],
-		'<', \undef, '>', \$out, '2>', \$err, IPC::Run::timeout(60));
-	is($? >> 8, 0, 'promtool check rules monitoring/idgen-alerts.yml') or diag("$out$err");
-	like($out . $err, qr/SUCCESS: \d+ rules found/, 'promtool found the rules');
+	# the node's rules (on the exporter's series) and the gateway's (on its
+	# /metrics; test/t/120_gateway.pl checks that it serves them)
+	for my $set (qw(idgen-alerts idgen-gateway-alerts))
+	{
+		my ($out, $err) = ('', '');
+		IPC::Run::run([ $promtool, 'check', 'rules', "$monitoring/$set.yml" ],
+			'<', \undef, '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+		is($? >> 8, 0, "promtool check rules monitoring/$set.yml") or diag("$out$err");
+		like($out . $err, qr/SUCCESS: \d+ rules found/, "promtool found the rules of $set.yml");
 
-	($out, $err) = ('', '');
-	IPC::Run::run([ $promtool, 'test', 'rules', "$monitoring/idgen-alerts.test.yml" ],
-		'<', \undef, '>', \$out, '2>', \$err, IPC::Run::timeout(60));
-	is($? >> 8, 0, 'promtool test rules monitoring/idgen-alerts.test.yml') or diag("$out$err");
+		($out, $err) = ('', '');
+		IPC::Run::run([ $promtool, 'test', 'rules', "$monitoring/$set.test.yml" ],
+			'<', \undef, '>', \$out, '2>', \$err, IPC::Run::timeout(60));
+		is($? >> 8, 0, "promtool test rules monitoring/$set.test.yml") or diag("$out$err");
 
-	# every alert of the rules file is exercised by the unit tests
+		# every alert of the rules file is exercised by the unit tests
+		my $rules = slurp_file("$monitoring/$set.yml");
+		my $tests = slurp_file("$monitoring/$set.test.yml");
+		my @alerts = $rules =~ /^\s*- alert: (\w+)/mg;
+		my @untested = grep { $tests !~ /alertname: \Q$_\E\n\s+exp_alerts:\n\s+- exp_labels/ } @alerts;
+		ok(@alerts >= ($set eq 'idgen-alerts' ? 10 : 5), scalar(@alerts) . " alerts in $set.yml");
+		is(join(' ', @untested), '', "every alert of $set.yml has a unit test in which it fires");
+	}
+
 	my $rules = slurp_file("$monitoring/idgen-alerts.yml");
-	my $tests = slurp_file("$monitoring/idgen-alerts.test.yml");
-	my @alerts = $rules =~ /^\s*- alert: (\w+)/mg;
-	my @untested = grep { $tests !~ /alertname: \Q$_\E\n\s+exp_alerts:\n\s+- exp_labels/ } @alerts;
-	ok(@alerts >= 10, scalar(@alerts) . ' alerts in the rules file');
-	is(join(' ', @untested), '', 'every alert has a unit test in which it fires');
-
 	if (%served)
 	{
 		my %used = map { $_ => 1 } $rules =~ /\b(idgen_[a-z0-9_]+)\b/g;

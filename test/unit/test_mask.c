@@ -779,6 +779,45 @@ test_base32(void)
 	CHECK_I64(bad, ==, 0);
 }
 
+/*
+ * What the error message says of a malformed token: a changed character is
+ * found where it is, whichever one it is, and a well-formed token is never
+ * reported as malformed.
+ */
+static void
+test_malformed_reason(void)
+{
+	uint8_t		secret[IDGEN_MASK_SECRET_LEN] = {0};
+	char		tok[IDGEN_MASK_TOKEN128_CHARS + 1];
+	char		buf[IDGEN_MASK_TOKEN128_CHARS + 2];
+	const char *bad = "iloU!-\x80 ";
+	size_t		at;
+	size_t		i;
+	size_t		k;
+
+	CHECK(idgen_mask_token64(secret, 1, 123456789, tok));
+	CHECK(idgen_mask_token_malformed(tok, strlen(tok), &at) == IDGEN_MASK_NOT_MALFORMED);
+	CHECK(idgen_mask_token_malformed(tok, strlen(tok) - 1, &at) == IDGEN_MASK_BAD_LENGTH);
+	CHECK(idgen_mask_token_malformed("", 0, &at) == IDGEN_MASK_BAD_LENGTH);
+	for (i = 0; i < IDGEN_MASK_TOKEN64_CHARS; i++)
+	{
+		for (k = 0; bad[k]; k++)
+		{
+			memcpy(buf, tok, IDGEN_MASK_TOKEN64_CHARS + 1);
+			buf[i] = bad[k];
+			CHECK(idgen_mask_token_malformed(buf, IDGEN_MASK_TOKEN64_CHARS, &at) == IDGEN_MASK_BAD_DIGIT);
+			CHECK(at == i);
+		}
+	}
+	/* 20 characters carry 100 bits for 96: a last digit with padding set */
+	memcpy(buf, tok, IDGEN_MASK_TOKEN64_CHARS + 1);
+	buf[IDGEN_MASK_TOKEN64_CHARS - 1] = 'z';
+	CHECK(idgen_mask_token_malformed(buf, IDGEN_MASK_TOKEN64_CHARS, &at) == IDGEN_MASK_BAD_LAST_DIGIT);
+	CHECK(at == IDGEN_MASK_TOKEN64_CHARS - 1);
+	idgen_mask_token128(secret, 1, (const uint8_t *) "0123456789abcdef", tok);
+	CHECK(idgen_mask_token_malformed(tok, strlen(tok), &at) == IDGEN_MASK_NOT_MALFORMED);
+}
+
 int
 main(void)
 {
@@ -788,6 +827,7 @@ main(void)
 	test_permutation128();
 	test_tokens();
 	test_malformed();
+	test_malformed_reason();
 	test_base32();
 	return unit_finish("test_mask");
 }
