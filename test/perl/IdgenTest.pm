@@ -18,13 +18,15 @@
 #
 # On request (use IdgenTest qw(:DEFAULT name ...)): status, wait_for,
 # wait_active, sqlstate_of, find_program, run_program, skip_or_fail,
-# assert_checks, faketime_lib, move_clock_to, above_all_before, range_lease.
+# assert_checks, faketime_lib, move_clock_to, above_all_before, range_lease,
+# log_file.
 package IdgenTest;
 
 use strict;
 use warnings;
 
 use Exporter 'import';
+use File::Basename qw(basename);
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -36,7 +38,7 @@ our @EXPORT = qw(idgen_node idgen_registry idgen_fleet_node registry_conn
   wait_extension wait_state);
 our @EXPORT_OK = qw(status wait_for wait_active sqlstate_of find_program
   run_program skip_or_fail assert_checks faketime_lib move_clock_to
-  above_all_before range_lease);
+  above_all_before range_lease log_file);
 
 # A node with idgen in shared_preload_libraries.
 #   conf  => text appended to postgresql.conf after the common lines
@@ -260,6 +262,18 @@ sub range_lease
 	my $k = defined $key ? "'$key'" : 'NULL';
 	return $node->safe_psql('postgres',
 		"SELECT concat_ws('|', range_start, range_end, generation) FROM idgen_lease_range('$owner', $count, $k)");
+}
+
+# The log file for a helper program ($what: gateway_g1, etcd, ...) in
+# tmp_check/log, named after the test file as the clusters' logs are: the
+# files of a run share that directory and run at the same time, and a test
+# that reads its gateway's log must read no other test's.
+sub log_file
+{
+	my ($what) = @_;
+	my $test = basename($0);
+	$test =~ s/\.[^.]+$//;
+	return "$PostgreSQL::Test::Utils::log_path/${test}_$what.log";
 }
 
 # idgen_status()'s @cols as a hash ref.

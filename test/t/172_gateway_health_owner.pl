@@ -21,7 +21,6 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $tmp = PostgreSQL::Test::Utils::tempdir('health');
-my $logdir = $PostgreSQL::Test::Utils::log_path;
 my $registry = idgen_registry('registry');
 ok(wait_extension($registry), 'registry: the extension is there');
 my $conn = registry_conn($registry);
@@ -47,7 +46,7 @@ sub start_gateway
 	die "fork: $!" unless defined $pid;
 	if ($pid == 0)
 	{
-		open(STDOUT, '>>', "$logdir/gateway_$name.log") or die;
+		open(STDOUT, '>>', IdgenTest::log_file("gateway_$name")) or die;
 		open(STDERR, '>&', \*STDOUT) or die;
 		exec('idgen-gateway', '--registry', $conn, '--listen', "127.0.0.1:$port",
 			'--tokens', "$tmp/tokens", '--state-dir', "$tmp/state-$name", '--name', $name,
