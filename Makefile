@@ -50,7 +50,24 @@ ISOLATION_OPTS = --inputdir=test
 # background worker creates the extension by itself
 ISOLATION_REGISTRY = lease_concurrent
 TAP_TESTS    = 1
-PROVE_TESTS  = test/t/*.pl
+# The TAP files run TAP_JOBS at a time (test/t/README.md): each has its own
+# clusters, ports (from get_free_port, whose lock files in tmp_check/portlock
+# the files of a run share) and directories, and most of their time is spent
+# waiting on timers, not on the CPU.  TAP_FIRST, the longest files, start
+# first so that the short ones fill the gaps; TAP_SERIAL run after all the
+# others, one at a time and alone.  TAP_JOBS=1 runs them all one by one.
+TAP_JOBS    ?= 4
+TAP_FIRST    = test/t/081_registry_dump.pl test/t/160_gateway_lease_client.pl \
+               test/t/111_patroni_outage.pl test/t/104_fleet_ride_through.pl \
+               test/t/021_clock_source.pl test/t/031_failover_timelines.pl \
+               test/t/063_layout_restart.pl test/t/041_lease_expiry.pl \
+               test/t/022_clock_jump.pl test/t/110_patroni_failover.pl \
+               test/t/103_fleet_layout.pl test/t/120_gateway.pl \
+               test/t/101_fleet_outage.pl test/t/053_orms.pl
+TAP_SERIAL   = test/t/011_crash_under_load.pl test/t/170_gateway_slowloris.pl
+PROVE_TESTS  = $(TAP_FIRST) $(filter-out $(TAP_FIRST),$(sort $(wildcard test/t/*.pl)))
+# in PROVE_TESTS' order, which prove's scheduler follows
+TAP_PARALLEL = $(filter-out $(TAP_SERIAL),$(PROVE_TESTS))
 
 # -Wno-unused-parameter: PostgreSQL's own headers (ilist.h, bufpage.h) and the fmgr
 # calling convention leave parameters unused; every other -Wextra warning is on.
@@ -68,6 +85,12 @@ PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 
 ifneq ($(wildcard $(PGXS)),)
 include $(PGXS)
+
+# after the include, which empties PROVE_FLAGS; added to any given on the
+# command line (PROVE_FLAGS=--timer), where a -j wins over TAP_JOBS
+TAP_GIVEN_FLAGS := $(PROVE_FLAGS)
+override PROVE_FLAGS += $(if $(filter -j%,$(TAP_GIVEN_FLAGS)),,-j$(TAP_JOBS)) \
+                        $(addprefix --rules=par=,$(TAP_PARALLEL))
 else
 # No server headers yet (a fresh machine): only demo and test, which install them.
 all install installcheck:

@@ -24,7 +24,13 @@ layer() {
 	shift
 	echo
 	echo "=== $name"
-	if "$@"; then
+	"$@"
+	layer_result "$name" $?
+}
+
+layer_result() {
+	local name=$1 rc=$2
+	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
 		echo "--- $name: ok"
 	else
@@ -43,31 +49,35 @@ as_tester() {
 	fi
 }
 
-# a writable copy of the tree for the server-backed layers
+# writable copies of the tree for the server-backed layers: one for the TAP
+# layer, which runs beside the others, one for the rest
 work=$(mktemp -d /tmp/idgen-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-tar -C "$root" --exclude=.git --exclude='*.o' -cf - . | tar -C "$work" -xf -
+for dir in tree tap; do
+	mkdir "$work/$dir"
+	tar -C "$root" --exclude=.git --exclude='*.o' -cf - . | tar -C "$work/$dir" -xf -
+done
 if [ "$(id -u)" -eq 0 ]; then
 	chown -R "$run_as" "$work"
 fi
 
 show_diffs() {
-	local f
-	for f in "$work/regression.diffs" "$work/output_iso/regression.diffs"; do
+	local dir=$1 f
+	for f in "$dir/regression.diffs" "$dir/output_iso/regression.diffs"; do
 		[ -s "$f" ] && { echo "--- $f"; head -200 "$f"; }
 	done
-	for f in "$work"/tmp_check/log/regress_log_*; do
+	for f in "$dir"/tmp_check/log/regress_log_*; do
 		[ -f "$f" ] && grep -q "not ok" "$f" && { echo "--- $f"; tail -60 "$f"; }
 	done
 	return 1
 }
 
 regress() {
-	as_tester make -C "$work" -s installcheck-regress-only || show_diffs
+	as_tester make -C "$work/tree" -s installcheck-regress-only || show_diffs "$work/tree"
 }
 
 isolation() {
-	as_tester make -C "$work" -s installcheck-isolation-only || show_diffs
+	as_tester make -C "$work/tree" -s installcheck-isolation-only || show_diffs "$work/tree"
 }
 
 # the rolling-upgrade TAP file (180) starts a fleet on the previous release,
@@ -79,7 +89,7 @@ tap() {
 	else
 		echo "TAP: the previous release is not installed: test/t/180_rolling_upgrade.pl will fail"
 	fi
-	as_tester make -C "$work" -s installcheck-tap-only || show_diffs
+	as_tester make -C "$work/tap" -s installcheck-tap-only || show_diffs "$work/tap"
 }
 
 # the checker's self-test first: each rule broken once in a small tree
@@ -87,6 +97,16 @@ module_graph() {
 	python3 "$root/scripts/include_graph.py" --self-test &&
 		python3 "$root/scripts/include_graph.py"
 }
+
+# The TAP layer spends most of its time waiting on timers (restarts, lease
+# expiry, clock steps), so it runs in the background beside the layers up to
+# the sanitizers, which mostly compute; its output follows theirs.  Every
+# server of those layers is on a private Unix socket (pg_regress) or on a
+# port from get_free_port (TAP): they do not meet.
+echo
+echo "=== TAP (in the background beside the layers up to the sanitizers; its output follows them)"
+tap >"$work/tap.out" 2>&1 &
+tap_pid=$!
 
 layer "unit tests (pure C)" make -C "$root/test/unit" -s run
 layer "module graph (layers and include cycles)" module_graph
@@ -100,8 +120,15 @@ layer "PGXS build without libmicrohttpd" "$root/scripts/build_check.sh"
 layer "pg_regress" regress
 layer "isolation" isolation
 layer "sanitizers (regress and isolation under ASan+UBSan)" "$root/scripts/sanitize.sh"
-layer "TAP" tap
-# the committed tree on PostgreSQL 15 (the build with warnings as errors),
+wait "$tap_pid"
+tap_rc=$?
+echo
+echo "=== TAP"
+cat "$work/tap.out"
+layer_result "TAP" "$tap_rc"
+# The two last run alone: the version layer runs TAP files of its own in
+# chroots, four at a time, and the Debian package layer replaces system files.
+# The committed tree on PostgreSQL 15 (the build with warnings as errors),
 # 17 and 18 (build, regress, isolation and the restart, crash, clock,
 # standby, fleet-outage and gateway TAP files in Debian chroots)
 layer "PostgreSQL versions (15, 17, 18; make in a minimal Debian 12)" "$root/scripts/versions.sh"

@@ -26,6 +26,7 @@ use JSON::PP;
 use POSIX ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use IdgenTest ();
 use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(gw_tokens_file gw_start gw_stop gw_req gw_wait_healthy gw_ids);
@@ -59,7 +60,7 @@ sub gw_start
 	my @cmd = ('idgen-gateway', '--registry', $o{conn}, '--listen', "127.0.0.1:$port",
 		'--tokens', $o{tokens}, '--state-dir', $state, '--name', $o{name},
 		'--lease-ttl', $o{ttl} // '3s', @{ $o{args} // [] });
-	my $log = "$PostgreSQL::Test::Utils::log_path/gateway_$o{name}.log";
+	my $log = IdgenTest::log_file("gateway_$o{name}");
 	my $pid = fork();
 	die "fork: $!" unless defined $pid;
 	if ($pid == 0)

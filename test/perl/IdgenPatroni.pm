@@ -35,6 +35,7 @@ use IPC::Run ();
 use JSON::PP;
 use POSIX qw(WNOHANG);
 use PostgreSQL::Test::Cluster;
+use IdgenTest ();
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time usleep);
@@ -160,11 +161,11 @@ sub start_etcd
 		'--initial-cluster-state'       => 'new',
 		'--heartbeat-interval'          => '100',
 		'--election-timeout'            => '1000');
-	$self->{etcd_pid} = _spawn(\@cmd, "$PostgreSQL::Test::Utils::log_path/etcd.log", {});
+	$self->{etcd_pid} = _spawn(\@cmd, IdgenTest::log_file('etcd'), {});
 	note "etcd started, pid $self->{etcd_pid}, client port $c";
 	my $ok = _wait_until(
 		sub {
-			croak 'etcd exited, see etcd.log'
+			croak 'etcd exited, see ' . IdgenTest::log_file('etcd')
 			  if waitpid($self->{etcd_pid}, WNOHANG) == $self->{etcd_pid};
 			my $r = $self->{http}->get("http://127.0.0.1:$c/health");
 			return $r->{success} && $r->{content} =~ /"health":\s*"true"/;
@@ -281,7 +282,7 @@ sub start_member
 	my $m = $self->{member}{$name};
 	return 1 if $m->{pid};
 	$m->{pid} = _spawn([ $patroni_bin, $m->{config} ],
-		"$PostgreSQL::Test::Utils::log_path/patroni_$name.log",
+		IdgenTest::log_file("patroni_$name"),
 		$self->_patroni_env);
 	note "patroni $name started, pid $m->{pid}, postgres port $m->{pg_port}, api port $m->{api_port}";
 	return 1;
@@ -627,6 +628,20 @@ sub sample_until
 			return $cond->();
 		},
 		$timeout // 120);
+}
+
+# sample_until() the leader's lease table shows $count distinct owners of
+# $owners (an SQL list of quoted names) renewed after $since (Unix seconds)
+sub renewed_since
+{
+	my ($self, $owners, $since, $count) = @_;
+	return $self->sample_until(
+		sub {
+			$self->leader_sql(
+				"SELECT count(DISTINCT owner) FROM idgen.worker_lease WHERE owner IN ($owners)"
+				  . " AND renewed_at > to_timestamp($since)", quiet => 1) eq $count;
+		},
+		120);
 }
 
 # Every grant the registry knows of or was seen to make: list of hashes

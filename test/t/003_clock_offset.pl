@@ -24,7 +24,7 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT above_all_before);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -77,20 +77,6 @@ sub counters
 	return \%c;
 }
 
-# every ID of the phase lies above every ID issued before the phase began
-sub above_all_before
-{
-	local $Test::Builder::Level = $Test::Builder::Level + 1;
-	my ($phase, $name) = @_;
-	is( $node->safe_psql(
-			'postgres', qq{
-SELECT count(*) > 0
-   AND min(id::bigint) > (SELECT max(id::bigint) FROM issued AS e
-                          WHERE e.n < (SELECT min(n) FROM issued WHERE phase = '$phase'))
-FROM issued WHERE phase = '$phase'}),
-		't', $name);
-}
-
 # --- before: the real clock --------------------------------------------------
 
 $node->safe_psql('postgres',
@@ -108,13 +94,13 @@ $node->safe_psql('postgres',
 	$pin
 	  . q{INSERT INTO issued (id, phase) SELECT idgen_next(), 'back300' FROM generate_series(1, 1000);}
 );
-above_all_before('back300',
+above_all_before($node, 'back300',
 	'300 ms back: IDs stay strictly above all IDs issued before');
 
 $node->safe_psql('postgres',
 	q{INSERT INTO issued (id, phase) SELECT idgen_next(), 'back300_again' FROM generate_series(1, 1000)}
 );
-above_all_before('back300_again',
+above_all_before($node, 'back300_again',
 	'300 ms back: a later session still issues above everything before');
 
 my $c1 = counters();
@@ -130,7 +116,7 @@ $node->safe_psql('postgres',
 	$pin
 	  . q{INSERT INTO issued (id, phase) SELECT idgen_next(), 'back700' FROM generate_series(1, 100);}
 );
-above_all_before('back700',
+above_all_before($node, 'back700',
 	'700 ms back: IDs continue above all IDs issued before');
 
 # While the logical clock runs ahead, every reservation starts right after
@@ -148,8 +134,8 @@ SELECT count(*) = 5 AND count(DISTINCT id) = 5
 FROM issued WHERE phase = 'batch'}),
 	't',
 	'a batch reserved ahead of the clock is 5 consecutive IDs');
-above_all_before('batch', 'the batch lies above all IDs issued before');
-above_all_before('after_batch',
+above_all_before($node, 'batch', 'the batch lies above all IDs issued before');
+above_all_before($node, 'after_batch',
 	'the ID after a batch lies above every ID of the batch');
 
 my $c2 = counters();
@@ -196,7 +182,7 @@ set_node_wide('idgen.test_clock_offset' => 0);
 $node->safe_psql('postgres',
 	q{INSERT INTO issued (id, phase) SELECT idgen_next(), 'resumed' FROM generate_series(1, 100)}
 );
-above_all_before('resumed', 'clock back to normal: issuing resumes, ascending');
+above_all_before($node, 'resumed', 'clock back to normal: issuing resumes, ascending');
 is($node->safe_psql('postgres', 'SELECT state FROM idgen_status()'),
 	'active', 'the node is active again');
 
@@ -213,7 +199,7 @@ set_node_wide(
 my $c4 = counters();
 $node->safe_psql('postgres',
 	$pin . q{INSERT INTO issued (id, phase) SELECT idgen_next(), 'waited';});
-above_all_before('waited',
+above_all_before($node, 'waited',
 	'a call that had to wait for the clock returns an ID above all before');
 
 my $c5 = counters();

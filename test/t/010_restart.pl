@@ -21,7 +21,7 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT wait_active);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -32,15 +32,6 @@ idgen.lease_ttl = '10min'
 
 # The background worker creates the extension in the registry database
 # (postgres) by itself, then leases a block.
-sub wait_active
-{
-	my ($what) = @_;
-	ok( wait_extension($node),
-		"$what: the extension exists in the registry database");
-	ok( wait_state($node),
-		"$what: idgen_status() reports state active");
-}
-
 # the lease this start runs under
 sub lease_status
 {
@@ -61,7 +52,7 @@ INSERT INTO ids (id, round) SELECT b, $round FROM idgen_next_batch(500) AS b;
 });
 }
 
-wait_active('first start');
+wait_active($node, 'first start');
 $node->safe_psql(
 	'postgres', q{
 CREATE TABLE ids (
@@ -94,7 +85,7 @@ for my $round (1 .. scalar @restarts)
 		$node->stop('immediate');
 		$node->start;
 	}
-	wait_active($what);
+	wait_active($node, $what);
 
 	my $now = lease_status();
 	isnt($now->{owner}, $prev->{owner}, "$what: a new lease owner");

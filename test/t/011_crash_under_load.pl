@@ -24,7 +24,7 @@ use warnings;
 
 use IPC::Run;
 use lib 'test/perl';
-use IdgenTest qw(:DEFAULT wait_for);
+use IdgenTest qw(:DEFAULT wait_for wait_active);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -39,17 +39,7 @@ my $rows_before_crash = 10000;
 
 my $node = idgen_node('crash');
 
-sub wait_active
-{
-	my ($what) = @_;
-	ok( wait_extension($node),
-		"$what: the extension exists in the registry database");
-	ok( wait_state($node),
-		"$what: idgen_status() reports state active");
-	return $node->safe_psql('postgres', 'SELECT owner FROM idgen_status()');
-}
-
-my $owner = wait_active('first start');
+my $owner = wait_active($node, 'first start');
 $node->safe_psql(
 	'postgres', q{
 CREATE TABLE ids (
@@ -149,7 +139,7 @@ for my $phase (1 .. $crashes)
 	note "pgbench of phase $phase: $err";
 
 	$node->start;
-	my $new_owner = wait_active("restart after crash $phase");
+	my $new_owner = wait_active($node, "restart after crash $phase");
 	ok( !grep({ defined $_ && $_ eq $new_owner } @phase_owner),
 		"restart after crash $phase: a new lease owner");
 	push @phase_owner, $new_owner;

@@ -41,27 +41,16 @@ use warnings;
 
 use Time::HiRes ();
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT status faketime_lib above_all_before);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
 # --- libfaketime -------------------------------------------------------------
 
-my $faketime_lib;
-if (open(my $dpkg, '-|', 'dpkg', '-L', 'libfaketime'))
-{
-	while (my $line = <$dpkg>)
-	{
-		chomp $line;
-		$faketime_lib = $line if $line =~ m{/libfaketime\.so\.1$};
-	}
-	close $dpkg;
-}
-($faketime_lib) = glob('/usr/lib/*/faketime/libfaketime.so.1')
-  unless defined $faketime_lib && -f $faketime_lib;
+my $faketime_lib = faketime_lib();
 plan skip_all => 'libfaketime is not installed'
-  unless defined $faketime_lib && -f $faketime_lib;
+  unless defined $faketime_lib;
 
 my $fake_dir  = PostgreSQL::Test::Utils::tempdir('faketime');
 my $fake_file = "$fake_dir/faketime.rc";
@@ -123,17 +112,6 @@ sub clock_is_off_by
 	return;
 }
 
-sub status
-{
-	my @cols = @_;
-	my @vals = split /\|/,
-	  $node->safe_psql('postgres',
-		'SELECT ' . join(', ', @cols) . ' FROM idgen_status()');
-	my %s;
-	@s{@cols} = @vals;
-	return \%s;
-}
-
 sub wait_for_lease
 {
 	local $Test::Builder::Level = $Test::Builder::Level + 1;
@@ -173,7 +151,7 @@ $node->safe_psql('postgres', 'CREATE EXTENSION idgen');
 ok( wait_extension($node, $registry),
 	'the background worker created the extension in its registry database');
 wait_for_lease('start');
-is(status('state')->{state}, 'active', 'node is active');
+is(status($node, 'state')->{state}, 'active', 'node is active');
 clock_is_off_by(0, 'libfaketime at +0');
 
 # draw(phase, count): count single calls of idgen_next(), each in its own
@@ -212,21 +190,6 @@ sub draw
 	return $node->safe_psql('postgres', "SELECT draw('$phase', $count)");
 }
 
-# every ID of the phase lies above every ID issued before the phase began
-sub above_all_before
-{
-	local $Test::Builder::Level = $Test::Builder::Level + 1;
-	my ($phase, $name) = @_;
-	is( $node->safe_psql(
-			'postgres', qq{
-SELECT count(*) > 0
-   AND min(id::bigint) > (SELECT max(id::bigint) FROM issued AS e
-                          WHERE e.n < (SELECT min(n) FROM issued WHERE phase = '$phase'))
-FROM issued WHERE phase = '$phase'}),
-		't', $name);
-	return;
-}
-
 # every refusal of the phase was the clock refusal, seen as clock_behind
 sub refusals_are_clock_behind
 {
@@ -254,7 +217,7 @@ is(draw('before', 1000), '1000|0', 'real clock: 1000 IDs issued');
 # (1 s) plus max_clock_wait (200 ms): nothing may be issued until the clock
 # is back.
 
-my $s0 = status('clock_steps_back', 'clock_jumps_forward', 'clock_refusals');
+my $s0 = status($node, 'clock_steps_back', 'clock_jumps_forward', 'clock_refusals');
 draw('pin_5s', 1);
 set_fake_offset('-5');
 clock_is_off_by(-5, 'libfaketime at -5');
@@ -275,7 +238,7 @@ like(
 	$stderr,
 	qr/ERROR:  IR001: system clock is \d+ ms behind the idgen logical clock/,
 	'5 s back: a plain SELECT idgen_next() fails with IR001');
-cmp_ok(status('clock_refusals')->{clock_refusals},
+cmp_ok(status($node, 'clock_refusals')->{clock_refusals},
 	'>', $s0->{clock_refusals}, '5 s back: idgen_status() counted the refusals');
 ok($node->poll_query_until($registry, audited_steps('clock_step_back', 4500, 5500)),
 	'5 s back: idgen.audit_log has a clock_step_back row of about 5000 ms');
@@ -283,9 +246,9 @@ ok($node->poll_query_until($registry, audited_steps('clock_step_back', 4500, 550
 set_fake_offset('+0');
 clock_is_off_by(0, 'libfaketime back at +0');
 is(draw('resumed_5s', 1000), '1000|0', 'clock right again: 1000 IDs issued');
-above_all_before('resumed_5s',
+above_all_before($node, 'resumed_5s',
 	'clock right again: every ID is above all issued before the step back');
-is(status('state')->{state}, 'active', 'the node is active again');
+is(status($node, 'state')->{state}, 'active', 'the node is active again');
 ok( $node->poll_query_until(
 		'postgres',
 		"SELECT clock_jumps_forward > $s0->{clock_jumps_forward} FROM idgen_status()"),
@@ -295,7 +258,7 @@ ok($node->poll_query_until($registry, audited_steps('clock_jump_forward', 4500, 
 
 # --- 2. one hour back, live ---------------------------------------------------
 
-my $s1 = status('clock_steps_back', 'clock_jumps_forward');
+my $s1 = status($node, 'clock_steps_back', 'clock_jumps_forward');
 draw('pin_1h', 1);
 set_fake_offset('-1h');
 clock_is_off_by(-3600, 'libfaketime at -1h');
@@ -309,7 +272,7 @@ is("$issued|$refused", '0|20', '1 h back: every call is refused');
 refusals_are_clock_behind('back_1h',
 	'1 h back: every refusal is IR001 "system clock is ... behind", state clock_behind'
 );
-my $s = status('state', 'drift_ms');
+my $s = status($node, 'state', 'drift_ms');
 is($s->{state}, 'clock_behind', '1 h back: idgen_status() reports clock_behind');
 cmp_ok($s->{drift_ms}, '>', 3_500_000,
 	'1 h back: the logical clock is an hour ahead of the wall clock');
@@ -322,7 +285,7 @@ clock_is_off_by(0, 'libfaketime back at +0');
 ok($node->poll_query_until('postgres', q{SELECT state = 'active' FROM idgen_status()}),
 	'clock right again: the node is active');
 is(draw('resumed_1h', 1000), '1000|0', 'clock right again: 1000 IDs issued');
-above_all_before('resumed_1h',
+above_all_before($node, 'resumed_1h',
 	'clock right again: every ID is above all issued before the step back');
 ok( $node->poll_query_until(
 		$registry, audited_steps('clock_jump_forward', 3_599_000, 3_601_000)),
@@ -336,14 +299,14 @@ ok( $node->poll_query_until(
 # the background worker itself keeps the real clock, see the top.)
 
 is(draw('before_restart', 1000), '1000|0', '1000 IDs issued before the restart');
-my $gen_before = status('generation')->{generation};
+my $gen_before = status($node, 'generation')->{generation};
 $node->stop;
 set_fake_offset('-1h');
 start_under_faketime();
 clock_is_off_by(-3600, 'restarted at -1h');
 wait_for_lease('restarted at -1h');
 
-$s = status('state', 'generation', 'drift_ms');
+$s = status($node, 'state', 'generation', 'drift_ms');
 $s->{hw_ahead} = $node->safe_psql('postgres',
 	'SELECT extract(epoch FROM high_water - wall_clock) FROM idgen_status()');
 is($s->{state}, 'clock_behind',
@@ -371,7 +334,7 @@ clock_is_off_by(0, 'libfaketime back at +0 after the restart');
 ok($node->poll_query_until('postgres', q{SELECT state = 'active' FROM idgen_status()}),
 	'clock right again: the node is active');
 is(draw('after_restart', 1000), '1000|0', 'clock right again: 1000 IDs issued');
-above_all_before('after_restart',
+above_all_before($node, 'after_restart',
 	'clock right again: every ID is above all issued before the restart');
 
 $node->stop;
@@ -388,7 +351,7 @@ is( $node->safe_psql(
 	),
 	't',
 	'test GUC 1 h back: the background worker leased by the shifted clock too');
-$s = status('state', 'drift_ms');
+$s = status($node, 'state', 'drift_ms');
 is($s->{state}, 'clock_behind',
 	'test GUC 1 h back across a restart: leased, but clock_behind');
 cmp_ok($s->{drift_ms}, '>', 3_500_000,
@@ -417,7 +380,7 @@ ok( $node->poll_query_until(
 ok($node->poll_query_until('postgres', q{SELECT state = 'active' FROM idgen_status()}),
 	'test GUC removed: the node is active');
 is(draw('guc_resumed', 1000), '1000|0', 'test GUC removed: 1000 IDs issued');
-above_all_before('guc_resumed',
+above_all_before($node, 'guc_resumed',
 	'test GUC removed: every ID is above all issued before');
 
 # --- the whole history --------------------------------------------------------

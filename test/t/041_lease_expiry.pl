@@ -28,6 +28,11 @@ use Test::More;
 use Time::HiRes qw(time usleep);
 
 my $ttl_s = 2;
+# The TTL of the outside leases the test renews: a renewal must come at
+# least idgen.max_skew (1 s) before the lease ends, which a 2 s lease left
+# no room for on a loaded machine (a renewal 1.2 s after the grant, at a load
+# average of 25 on 2 cores).
+my $renewed_ttl_s = 6;
 
 my $node = idgen_node('lease', conf => qq{
 idgen.lease_ttl = '${ttl_s}s'
@@ -55,10 +60,11 @@ sub fails_with
 
 sub lease
 {
-	my ($owner) = @_;
+	my ($owner, $ttl) = @_;
+	$ttl //= $ttl_s;
 	my ($region, $worker, $generation, $until) = split /\|/,
 	  $node->safe_psql('postgres',
-		"SELECT region, worker, generation, lease_until FROM idgen_lease_worker('$owner', '${ttl_s}s')"
+		"SELECT region, worker, generation, lease_until FROM idgen_lease_worker('$owner', '${ttl}s')"
 	  );
 	return {
 		region     => $region,
@@ -74,14 +80,14 @@ my ($node_worker, $node_gen) = split /\|/,
 
 # --- 1. leases of outside generators ---------------------------------------
 
-my $l1 = lease('app');
+my $l1 = lease('app', $renewed_ttl_s);
 is($l1->{region}, '0', 'lease: region of the node');
 ok($l1->{worker} < $node_worker || $l1->{worker} > $node_worker + 15,
 	"lease: worker $l1->{worker} is outside the node's block");
 cmp_ok($l1->{generation}, '>=', 1, 'lease: a generation');
 my ($r, $w, $g) = @$l1{qw(region worker generation)};
 
-my $l2 = lease('app');
+my $l2 = lease('app', $renewed_ttl_s);
 is( "$l2->{region}/$l2->{worker}/$l2->{generation}",
 	"$r/$w/$g", 'lease: the same owner gets the same region, worker and generation');
 
@@ -111,7 +117,7 @@ ok( $node->poll_query_until(
 		"SELECT high_water + drift_allowance < idgen.clock() FROM idgen.worker_lease WHERE region = $r AND worker = $w"
 	),
 	'expiry: the lease\'s end plus its drift allowance has passed');
-my $l3 = lease('app2');
+my $l3 = lease('app2', $renewed_ttl_s);
 is("$l3->{region}/$l3->{worker}", "$r/$w",
 	'after expiry: another owner gets the same worker');
 cmp_ok($l3->{generation}, '>', $g, 'after expiry: at a higher generation');
@@ -199,7 +205,7 @@ SELECT count(*) FROM idgen.worker_lease
 WHERE node_sysid IS NULL
   AND (owner IS NOT NULL OR high_water + coalesce(drift_allowance, interval '0') >= idgen.clock())}, '0'),
 		'race: no outside lease is left');
-	my $la = lease('racer_a');
+	my $la = lease('racer_a', $renewed_ttl_s);
 	is($la->{worker}, $w, 'race: A holds the top worker');
 	my ($rw, $rg) = @$la{qw(worker generation)};
 	my $sa = $node->background_psql('postgres', on_error_stop => 0);
@@ -207,9 +213,9 @@ WHERE node_sysid IS NULL
 
 	ok( $node->poll_query_until(
 			'postgres',
-			"SELECT idgen.clock() > lease_until - interval '700 ms' FROM idgen.worker_lease WHERE region = 0 AND worker = $rw"
+			"SELECT idgen.clock() > lease_until - idgen.registry_clock_allowance() - interval '2 s' FROM idgen.worker_lease WHERE region = 0 AND worker = $rw"
 		),
-		'race: A\'s lease is about to end');
+		'race: A\'s lease is about to end (2 s before the last moment for a renewal)');
 	$sa->query_safe('BEGIN');
 	my ($a_until, $a_failed) =
 	  $sa->query("SELECT idgen_renew_worker(0, $rw, $rg)");

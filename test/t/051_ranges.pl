@@ -33,7 +33,7 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT wait_active sqlstate_of faketime_lib);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -42,29 +42,11 @@ my $node = idgen_node('ranges', conf => q{
 idgen.lease_ttl = '10min'
 });
 
-sub wait_active
-{
-	my ($what) = @_;
-	ok( wait_extension($node),
-		"$what: the extension exists in the registry database");
-	ok( wait_state($node),
-		"$what: idgen_status() reports state active");
-}
-
-# the SQLSTATE a script fails with, or 'ok'
-sub sqlstate_of
+# the SQLSTATE a script fails with in $db, or 'ok'; on $node unless node => another
+sub sqlstate_in
 {
 	my ($db, $sql, %opts) = @_;
-	my $n = $opts{node} // $node;
-	my ($stdout, $stderr) = ('', '');
-	my $ret = $n->psql(
-		$db, "\\set VERBOSITY verbose\n$sql",
-		stdout       => \$stdout,
-		stderr       => \$stderr,
-		extra_params => (defined $opts{user} ? [ '-U', $opts{user} ] : []));
-	return 'ok' if $ret == 0;
-	return $1 if $stderr =~ /ERROR:\s+([0-9A-Z]{5}):/;
-	return "no SQLSTATE (rc $ret): $stderr";
+	return sqlstate_of(delete $opts{node} // $node, $sql, %opts, db => $db);
 }
 
 sub sql_quote
@@ -116,7 +98,7 @@ FROM idgen_next_batch(300, 'req-$phase') AS b}),
 		"$phase: idgen_next_batch(count, request_key) returns the same IDs again");
 }
 
-wait_active('first start');
+wait_active($node, 'first start');
 
 my $space_end = $node->safe_psql('postgres', 'SELECT idgen.range_space_end()');
 like($space_end, qr/^\d+$/, "idgen.range_space_end() is $space_end");
@@ -166,15 +148,15 @@ my $one = lease('first', 'svc-b', 1);
 is($one->{start}, $one->{end}, 'a range of one ID starts and ends at the same ID');
 my $big = lease('first', 'svc-c', 10_000_000, 'big');
 
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', "SELECT * FROM idgen_lease_range('svc-a', 4999, 'order-1')"),
 	'22023',
 	'the same key with another size is refused (22023)');
-is(sqlstate_of('postgres', "SELECT * FROM idgen_lease_range('svc-a', 0)"),
+is(sqlstate_in('postgres', "SELECT * FROM idgen_lease_range('svc-a', 0)"),
 	'22023', 'a range of 0 IDs is refused (22023)');
-is(sqlstate_of('postgres', "SELECT * FROM idgen_lease_range('', 10)"),
+is(sqlstate_in('postgres', "SELECT * FROM idgen_lease_range('', 10)"),
 	'22023', 'a lease without an owner is refused (22023)');
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', 'SELECT * FROM idgen_lease_range(\'svc-a\', idgen.range_space_end()::bigint)'),
 	'54000',
 	'a range larger than the range space is refused (54000)');
@@ -233,19 +215,19 @@ is( $node->safe_psql(
 		'postgres', "SELECT consumed FROM idgen.range_lease WHERE range_start = '$a1->{start}'"),
 	$a1->{end},
 	'the whole range can be reported used');
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', "SELECT idgen_range_consumed('$a1->{start}', '@{[$a1->{end} + 1]}')"),
 	'22023',
 	'a value after the range is refused (22023)');
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', "SELECT idgen_range_consumed('$a2->{start}', '$a1->{end}')"),
 	'22023',
 	'a value before the range (in another range) is refused (22023)');
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', "SELECT idgen_range_consumed('@{[$a1->{start} + 1]}', '@{[$a1->{start} + 5]}')"),
 	'22023',
 	'a range start that no lease has is refused (22023)');
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', "SELECT idgen_range_consumed(idgen_next(), idgen_next())"),
 	'22023',
 	'generated IDs are no range (22023)');
@@ -255,13 +237,13 @@ is( $node->safe_psql(
 	'the refused reports changed nothing');
 
 # the catalog's own guard
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', qq{
 INSERT INTO idgen.range_lease (range_start, range_end, owner, generation)
 VALUES ('@{[$k1->{start} + 10]}', '@{[$k1->{end} + 10]}', 'intruder', 0)}),
 	'23P01',
 	'the EXCLUDE constraint refuses a manual range overlapping a leased one (23P01)');
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', qq{
 INSERT INTO idgen.range_lease (range_start, range_end, owner, generation)
 VALUES ('$k1->{end}', '$k1->{end}', 'intruder', 0)}),
@@ -283,33 +265,33 @@ WHERE d.epoch IS DISTINCT FROM 0 OR d.ts IS NOT NULL OR d.region IS NOT NULL
 # not the registry database
 $node->safe_psql('postgres', 'CREATE DATABASE other');
 $node->safe_psql('other', 'CREATE EXTENSION idgen');
-is(sqlstate_of('other', "SELECT * FROM idgen_lease_range('svc-x', 10)"),
+is(sqlstate_in('other', "SELECT * FROM idgen_lease_range('svc-x', 10)"),
 	'55000', 'idgen_lease_range is refused outside the registry database (55000)');
-is( sqlstate_of(
+is( sqlstate_in(
 		'other', "SELECT idgen_range_consumed('$a1->{start}', '$a1->{start}')"),
 	'55000',
 	'idgen_range_consumed is refused outside the registry database (55000)');
 
 # a role with PUBLIC's privileges only
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', "SELECT * FROM idgen_lease_range('svc-x', 10)", user => 'app'),
 	'42501', 'a PUBLIC role may not lease ranges (42501)');
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', "SELECT * FROM idgen_lease_range('svc-x', 10, 'k')", user => 'app'),
 	'42501', 'a PUBLIC role may not lease ranges with a key (42501)');
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', "SELECT idgen_range_consumed('$a2->{start}', '$a2->{start}')",
 		user => 'app'),
 	'42501', 'a PUBLIC role may not report range progress (42501)');
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres',
 		"INSERT INTO idgen.range_lease (range_start, range_end, owner, generation) VALUES ('@{[$space_end - 10]}', '@{[$space_end - 5]}', 'app', 0)",
 		user => 'app'),
 	'42501', 'a PUBLIC role may not write idgen.range_lease (42501)');
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', "SELECT nextval('idgen.range_generation')", user => 'app'),
 	'42501', 'a PUBLIC role may not draw range generations (42501)');
-is( sqlstate_of(
+is( sqlstate_in(
 		'postgres', "INSERT INTO ids (id, phase) SELECT idgen_next(), 'app' FROM generate_series(1, 10)",
 		user => 'app'),
 	'ok', 'a PUBLIC role may still generate IDs');
@@ -331,7 +313,7 @@ for my $step (@after)
 		'SELECT max(range_end), max(generation) FROM idgen.range_lease');
 
 	$do->();
-	wait_active("after $phase");
+	wait_active($node, "after $phase");
 
 	# keyed retries of ranges the table has need no confirmation
 	ok(same_range(lease($phase, 'svc-a', 5000, 'order-1'), $k1),
@@ -342,7 +324,7 @@ for my $step (@after)
 		"after $phase: svc-c's key big still returns the same range");
 	# a restart cannot be told from a restore: new ranges wait for an
 	# operator (157_range_restart.pl), who knows this one lost nothing
-	is(sqlstate_of('postgres', "SELECT * FROM idgen_lease_range('svc-a', 1000)"),
+	is(sqlstate_in('postgres', "SELECT * FROM idgen_lease_range('svc-a', 1000)"),
 		'IA006', "after $phase: a new lease waits for a confirmed floor (IA006)");
 	is($node->safe_psql('postgres', q{SELECT idgen_confirm_range_floor('1')}),
 		$max_end + 1, "after $phase: the operator confirms the table's own top");
@@ -363,7 +345,7 @@ my $rest = $node->safe_psql('postgres',
 my $last = lease('last', 'svc-last', $rest);
 is($last->{end}, $space_end - 1,
 	'the last possible range ends right below range_space_end()');
-is(sqlstate_of('postgres', "SELECT * FROM idgen_lease_range('svc-last', 1)"),
+is(sqlstate_in('postgres', "SELECT * FROM idgen_lease_range('svc-last', 1)"),
 	'54000', 'then the range space is full (54000)');
 generate('last');
 
@@ -428,23 +410,12 @@ $node->stop;
 # the real clock (see 020_clock_faketime.pl), the backends read the faked
 # one, and generating must be refused, never answered from the range space.
 
-my $faketime_lib;
-if (open(my $dpkg, '-|', 'dpkg', '-L', 'libfaketime'))
-{
-	while (my $line = <$dpkg>)
-	{
-		chomp $line;
-		$faketime_lib = $line if $line =~ m{/libfaketime\.so\.1$};
-	}
-	close $dpkg;
-}
-($faketime_lib) = glob('/usr/lib/*/faketime/libfaketime.so.1')
-  unless defined $faketime_lib && -f $faketime_lib;
+my $faketime_lib = faketime_lib();
 
 SKIP:
 {
 	skip 'libfaketime is not installed', 6
-	  unless defined $faketime_lib && -f $faketime_lib;
+	  unless defined $faketime_lib;
 
 	my $fake_dir  = PostgreSQL::Test::Utils::tempdir('faketime');
 	my $fake_file = "$fake_dir/faketime.rc";

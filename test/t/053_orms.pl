@@ -45,7 +45,7 @@ use File::Basename qw(dirname);
 use File::Spec;
 use IPC::Run;
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT find_program run_program skip_or_fail assert_checks);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -53,7 +53,6 @@ use Test::More;
 my $root = abs_path(File::Spec->catdir(dirname(abs_path(__FILE__)), '..', '..'));
 my $clients_dir = "$root/test/clients";
 my $python_lib  = "$root/clients/python";
-my $require = ($ENV{IDGEN_REQUIRE_CLIENTS} // '') eq '1';
 
 my $node = idgen_node('orms', tcp => 1);
 
@@ -73,71 +72,9 @@ $node->safe_psql('other_schema', 'CREATE SCHEMA ids; CREATE EXTENSION idgen SCHE
 $node->safe_psql('postgres', 'CREATE DATABASE no_extension');
 
 # the first executable of that name on PATH
-sub find_program
-{
-	my ($name) = @_;
-	for my $dir (split /:/, $ENV{PATH} // '')
-	{
-		next if $dir eq '';
-		my $path = "$dir/$name";
-		return $path if -f $path && -x $path;
-	}
-	return undef;
-}
-
 # run a command; (exit code or -1, stdout, stderr)
-sub run_program
-{
-	my ($cmd, $timeout_s) = @_;
-	my ($out, $err) = ('', '');
-	my $rc = eval {
-		IPC::Run::run($cmd, '<', \undef, '>', \$out, '2>', \$err,
-			IPC::Run::timeout($timeout_s));
-		$? >> 8;
-	};
-	if (!defined $rc)
-	{
-		$err .= "\n$@";
-		$rc = -1;
-	}
-	return ($rc, $out, $err);
-}
-
 # a program's output against the checks it must report: one test per
 # check, and 3 more
-sub assert_checks
-{
-	local $Test::Builder::Level = $Test::Builder::Level + 1;
-	my ($who, $rc, $out, $err, @names) = @_;
-	my %seen;
-	for my $line (split /\n/, $out)
-	{
-		$seen{$1} = $2 if $line =~ /^check (\S+) (ok|FAIL.*)$/;
-	}
-	for my $name (@names)
-	{
-		is($seen{$name} // 'missing', 'ok', "$who: $name");
-	}
-	my @extra = grep { my $n = $_; !grep { $_ eq $n } @names } sort keys %seen;
-	is(join(',', @extra), '', "$who: no checks this test does not know");
-	like($out, qr/^done$/m, "$who: the program ran to its end");
-	is($rc, 0, "$who: the program exited 0")
-	  or diag("stdout:\n$out\nstderr:\n$err");
-}
-
-sub skip_or_fail
-{
-	my ($why, $count) = @_;
-	if ($require)
-	{
-		fail("IDGEN_REQUIRE_CLIENTS=1 but $why");
-		no warnings 'exiting';
-		last SKIP;
-	}
-	diag("skipping: $why");
-	skip($why, $count);
-}
-
 # Debian's interpreter: the python3-* packages belong to it, not to another
 # python3 earlier on PATH
 my $python = '/usr/bin/python3';

@@ -8,7 +8,7 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT move_clock_to);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -41,22 +41,7 @@ $node->safe_psql('postgres',
 	q{INSERT INTO ids (id, phase) SELECT idgen_next(), 'now' FROM generate_series(1, 1000)});
 
 # move the whole node to a few seconds before the horizon
-sub set_offset
-{
-	my ($target_unix_ms) = @_;
-	my $now_ms = $node->safe_psql('postgres',
-		q{SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint});
-	my $delta = $target_unix_ms - $now_ms;
-	my $days = int($delta / 86400000);
-	my $ms = $delta - $days * 86400000;
-	$node->safe_psql('postgres', qq{
-ALTER SYSTEM SET idgen.test_clock_offset_days = $days;
-ALTER SYSTEM SET idgen.test_clock_offset = $ms;
-SELECT pg_reload_conf();});
-	return;
-}
-
-set_offset($horizon_unix_ms - 8000);
+move_clock_to($node, $horizon_unix_ms - 8000);
 ok( $node->poll_query_until(
 		'postgres', q{SELECT lease_until > '2094-09-01' AND state = 'active' FROM idgen_status()}),
 	'the worker renews its lease on the moved clock');
@@ -76,7 +61,7 @@ FROM ids WHERE phase = 'edge'}),
 	't', 'the last IDs are positive and carry their 2094 time');
 
 # past the horizon: refused, never wrapped
-set_offset($horizon_unix_ms + 2000);
+move_clock_to($node, $horizon_unix_ms + 2000);
 ok( $node->poll_query_until(
 		'postgres', q{SELECT current_setting('idgen.test_clock_offset_days')::int > 0}),
 	'the moved clock is in force');

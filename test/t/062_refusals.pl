@@ -23,7 +23,7 @@ use warnings;
 
 use IPC::Run ();
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT move_clock_to);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -124,22 +124,7 @@ unlike($switch_out, qr/system clock/, 'switch: the system clock is not blamed');
 # --- 3. a batch at the horizon ------------------------------------------------
 
 # move the whole node to a few seconds before the horizon
-sub set_offset
-{
-	my ($target_unix_ms) = @_;
-	my $now_ms = $node->safe_psql('postgres',
-		q{SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint});
-	my $delta = $target_unix_ms - $now_ms;
-	my $days = int($delta / 86400000);
-	my $ms = $delta - $days * 86400000;
-	$node->safe_psql('postgres', qq{
-ALTER SYSTEM SET idgen.test_clock_offset_days = $days;
-ALTER SYSTEM SET idgen.test_clock_offset = $ms;
-SELECT pg_reload_conf();});
-	return;
-}
-
-set_offset($horizon_unix_ms - 4000);
+move_clock_to($node, $horizon_unix_ms - 4000);
 ok( $node->poll_query_until(
 		'postgres', q{SELECT lease_until > '2094-09-01' AND state = 'active' FROM idgen_status()}),
 	'horizon: the node renewed its lease on the moved clock');

@@ -17,25 +17,14 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT faketime_lib);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $faketime_lib;
-if (open(my $dpkg, '-|', 'dpkg', '-L', 'libfaketime'))
-{
-	while (my $line = <$dpkg>)
-	{
-		chomp $line;
-		$faketime_lib = $line if $line =~ m{/libfaketime\.so\.1$};
-	}
-	close $dpkg;
-}
-($faketime_lib) = glob('/usr/lib/*/faketime/libfaketime.so.1')
-  unless defined $faketime_lib && -f $faketime_lib;
+my $faketime_lib = faketime_lib();
 plan skip_all => 'libfaketime is not installed'
-  unless defined $faketime_lib && -f $faketime_lib;
+  unless defined $faketime_lib;
 
 my $fake_file = PostgreSQL::Test::Utils::tempdir('faketime') . '/faketime.rc';
 

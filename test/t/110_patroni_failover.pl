@@ -78,14 +78,7 @@ ok($reg->wait_leader(60), "kill9: $second takes writes");
 
 # both nodes renewed their leases on the new leader, then issue again
 my $owners = join ', ', map { "'" . status($_, 'owner')->{owner} . "'" } @nodes;
-ok( $reg->sample_until(
-		sub {
-			$reg->leader_sql(
-				"SELECT count(DISTINCT owner) FROM idgen.worker_lease WHERE owner IN ($owners)"
-				  . " AND renewed_at > to_timestamp($t_kill)", quiet => 1) eq '2';
-		},
-		120),
-	'kill9: both nodes renewed on the new leader');
+ok($reg->renewed_since($owners, $t_kill, 2), 'kill9: both nodes renewed on the new leader');
 ok(wait_state($_), $_->name . ': active after the failover') for @nodes;
 $reg->sample_until(sub { 0 }, 1);
 my $sum = drill_stop($bg, @nodes);
@@ -101,14 +94,7 @@ $reg->sample_until(sub { 0 }, 2);
 my $t_switch = time();
 ok($reg->switchover($target), "switchover: $second -> $target");
 note sprintf 'switchover: %s leads %.1f s after the request', $target, time() - $t_switch;
-ok( $reg->sample_until(
-		sub {
-			$reg->leader_sql(
-				"SELECT count(DISTINCT owner) FROM idgen.worker_lease WHERE owner IN ($owners)"
-				  . " AND renewed_at > to_timestamp($t_switch)", quiet => 1) eq '2';
-		},
-		120),
-	'switchover: both nodes renewed on the new leader');
+ok($reg->renewed_since($owners, $t_switch, 2), 'switchover: both nodes renewed on the new leader');
 ok(wait_state($_), $_->name . ': active after the switchover') for @nodes;
 $reg->sample_until(sub { 0 }, 1);
 $sum = drill_stop($bg, @nodes);

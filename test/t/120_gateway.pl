@@ -49,7 +49,6 @@ use Time::HiRes qw(usleep);
 
 my $gateway_bin = 'idgen-gateway';
 my $tmp = PostgreSQL::Test::Utils::tempdir('gateway');
-my $logdir = $PostgreSQL::Test::Utils::log_path;
 
 # a short registry lease_ttl: a layout can be scheduled a few seconds ahead
 my $registry = idgen_registry('registry',
@@ -97,7 +96,7 @@ sub start_gateway
 	my @cmd = ($gateway_bin, '--registry', $o{conn} // $conn, '--listen', "127.0.0.1:$port",
 		'--tokens', $tokens_file, '--state-dir', $state, '--name', $o{name},
 		'--lease-ttl', $o{ttl} // '3s', @{ $o{args} // [] });
-	my $log = "$logdir/gateway_$o{name}.log";
+	my $log = IdgenTest::log_file("gateway_$o{name}");
 	my $pid = fork();
 	die "fork: $!" unless defined $pid;
 	if ($pid == 0)

@@ -28,37 +28,13 @@ use HTTP::Tiny;
 use IPC::Run;
 use POSIX ();
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT find_program skip_or_fail);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(usleep);
 
-my $require = ($ENV{IDGEN_REQUIRE_CLIENTS} // '') eq '1';
 my $monitoring = abs_path(File::Spec->catdir(dirname(abs_path(__FILE__)), '..', '..', 'monitoring'));
-
-sub find_program
-{
-	my ($name, @also) = @_;
-	for my $path (@also, map { "$_/$name" } split /:/, $ENV{PATH} // '')
-	{
-		return $path if -f $path && -x $path;
-	}
-	return undef;
-}
-
-sub skip_or_fail
-{
-	my ($why, $count) = @_;
-	if ($require)
-	{
-		fail("IDGEN_REQUIRE_CLIENTS=1 but $why");
-		no warnings 'exiting';
-		last SKIP;
-	}
-	diag("skipping: $why");
-	skip($why, $count);
-}
 
 # the series of a /metrics page: "name{labels}" => value, labels sorted
 sub parse_metrics

@@ -24,7 +24,7 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT range_lease);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -44,14 +44,6 @@ sub refusal
 	($state, $text) = (($stderr =~ /ERROR:\s+([0-9A-Z]{5}):/)[0] // "no SQLSTATE (rc $ret)", $stderr)
 	  if $ret != 0;
 	return wantarray ? ($state, $text) : $state;
-}
-
-sub lease
-{
-	my ($node, $owner, $count, $key) = @_;
-	my $k = defined $key ? "'$key'" : 'NULL';
-	return $node->safe_psql('postgres',
-		"SELECT concat_ws('|', range_start, range_end, generation) FROM idgen_lease_range('$owner', $count, $k)");
 }
 
 my $ranges_sql = q{
@@ -77,7 +69,7 @@ sub overlaps
 
 my $src = idgen_node('src');
 ok(wait_extension($src), 'src: the extension is there');
-is(lease($src, 'loader', 1000, 'k1'), '1|1000|1', 'src: the first range, before the dump');
+is(range_lease($src, 'loader', 1000, 'k1'), '1|1000|1', 'src: the first range, before the dump');
 $src->safe_psql('postgres', q{SELECT idgen_range_consumed('1', '400')});
 
 my $dump = $src->basedir . '/registry.dump';
@@ -90,8 +82,8 @@ $src->command_ok(
 	'pg_dump -Fc of the source registry without idgen.range_floor\'s rows');
 
 # the grants the dumps lack
-is(lease($src, 'loader', 500, 'k2'), '1001|1500|2', 'src: a keyed range after the dump');
-is(lease($src, 'api', 100), '1501|1600|3', 'src: an unkeyed range after the dump');
+is(range_lease($src, 'loader', 500, 'k2'), '1001|1500|2', 'src: a keyed range after the dump');
+is(range_lease($src, 'api', 100), '1501|1600|3', 'src: an unkeyed range after the dump');
 my $src_ranges = $src->safe_psql('postgres', $ranges_sql);
 my $src_max_gen = $src->safe_psql('postgres', 'SELECT max(generation) FROM idgen.range_lease');
 
@@ -119,7 +111,7 @@ for my $case ([ 'dst', $dump, 'a dump' ], [ 'dst06', $dump_06, 'a dump without t
 	is($dst->safe_psql('postgres', q{SELECT granting, waiting_for IS NOT NULL FROM idgen.range_grants}),
 		'f|t', "$name: idgen.range_grants says grants wait for a confirmation");
 
-	is(lease($dst, 'loader', 1000, 'k1'), '1|1000|1',
+	is(range_lease($dst, 'loader', 1000, 'k1'), '1|1000|1',
 		"$name: a keyed retry of a range the dump has returns it");
 	($state, $text) = refusal($dst, q{SELECT * FROM idgen_lease_range('loader', 500, 'k2')});
 	is($state, 'IA006', "$name: a keyed retry of a range the dump lacks is refused too")
@@ -136,13 +128,13 @@ for my $case ([ 'dst', $dump, 'a dump' ], [ 'dst06', $dump_06, 'a dump without t
 		"$name: the confirmation returns where the next range starts");
 	is($dst->safe_psql('postgres', q{SELECT granting, waiting_for IS NULL FROM idgen.range_grants}),
 		't|t', "$name: idgen.range_grants says grants go on");
-	my ($s, $e, $g) = split /\|/, lease($dst, 'other', 500);
+	my ($s, $e, $g) = split /\|/, range_lease($dst, 'other', 500);
 	is("$s|$e", '1601|2100', "$name: the next range starts at the floor");
 	cmp_ok($g, '>', $src_max_gen, "$name: at a generation above every one the source handed out");
-	my ($s2, undef, $g2) = split /\|/, lease($dst, 'loader', 500, 'k2');
+	my ($s2, undef, $g2) = split /\|/, range_lease($dst, 'loader', 500, 'k2');
 	cmp_ok($s2, '>', 2100, "$name: the lost key k2 is granted anew, above the floor");
 	cmp_ok($g2, '>', $g, "$name: at a higher generation");
-	is(lease($dst, 'loader', 500, 'k2'), "$s2|" . ($s2 + 499) . "|$g2",
+	is(range_lease($dst, 'loader', 500, 'k2'), "$s2|" . ($s2 + 499) . "|$g2",
 		"$name: and its retry returns that range");
 	is(overlaps($dst->safe_psql('postgres', q{
 SELECT string_agg(concat_ws('|', range_start, range_end), ',') FROM idgen.range_lease

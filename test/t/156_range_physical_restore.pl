@@ -18,29 +18,10 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT sqlstate_of range_lease);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-
-sub sqlstate_of
-{
-	my ($node, $sql) = @_;
-	my ($stdout, $stderr) = ('', '');
-	my $ret = $node->psql('postgres', "\\set VERBOSITY verbose\n$sql",
-		stdout => \$stdout, stderr => \$stderr);
-	return 'ok' if $ret == 0;
-	return $1 if $stderr =~ /ERROR:\s+([0-9A-Z]{5}):/;
-	return "no SQLSTATE (rc $ret): $stderr";
-}
-
-sub lease
-{
-	my ($node, $owner, $count, $key) = @_;
-	my $k = defined $key ? "'$key'" : 'NULL';
-	return $node->safe_psql('postgres',
-		"SELECT concat_ws('|', range_start, range_end, generation) FROM idgen_lease_range('$owner', $count, $k)");
-}
 
 my $ranges_sql = q{
 SELECT string_agg(concat_ws('|', range_start, range_end), ',' ORDER BY range_start)
@@ -48,10 +29,10 @@ FROM idgen.range_lease};
 
 my $orig = idgen_node('orig', init => { allows_streaming => 1 });
 ok(wait_extension($orig), 'orig: the extension is there');
-is(lease($orig, 'loader', 1000, 'k1'), '1|1000|1', 'orig: the first range, before the backup');
+is(range_lease($orig, 'loader', 1000, 'k1'), '1|1000|1', 'orig: the first range, before the backup');
 $orig->backup('before');
-is(lease($orig, 'loader', 500, 'k2'), '1001|1500|2', 'orig: a keyed range after the backup');
-is(lease($orig, 'api', 100), '1501|1600|3', 'orig: an unkeyed range after the backup');
+is(range_lease($orig, 'loader', 500, 'k2'), '1001|1500|2', 'orig: a keyed range after the backup');
+is(range_lease($orig, 'api', 100), '1501|1600|3', 'orig: an unkeyed range after the backup');
 my $orig_ranges = $orig->safe_psql('postgres', $ranges_sql);
 $orig->stop;
 
@@ -69,16 +50,16 @@ SELECT concat_ws('|', range_start, range_end, generation) FROM idgen.range_lease
 WHERE owner = 'other'}));
 is(sqlstate_of($copy, q{SELECT * FROM idgen_lease_range('loader', 500, 'k2')}), 'IA006',
 	'copy: a keyed retry of a range the copy lacks is refused');
-is(lease($copy, 'loader', 1000, 'k1'), '1|1000|1', 'copy: a keyed retry of a range it has returns it');
+is(range_lease($copy, 'loader', 1000, 'k1'), '1|1000|1', 'copy: a keyed retry of a range it has returns it');
 like($copy->safe_psql('postgres', 'SELECT waiting_for FROM idgen.range_grants'),
 	qr/new incarnation/, 'copy: idgen.range_grants says it is a new incarnation');
 
 is($copy->safe_psql('postgres', q{SELECT idgen_confirm_range_floor('1601')}), '1601',
 	'copy: an operator confirms the floor orig\'s holders report');
-my ($s, $e, $g) = split /\|/, lease($copy, 'other', 500);
+my ($s, $e, $g) = split /\|/, range_lease($copy, 'other', 500);
 is("$s|$e", '1601|2100', 'copy: the next range starts at the floor');
 cmp_ok($g, '>', 3, 'copy: at a generation above every one orig handed out');
-my ($s2, $e2, $g2) = split /\|/, lease($copy, 'loader', 500, 'k2');
+my ($s2, $e2, $g2) = split /\|/, range_lease($copy, 'loader', 500, 'k2');
 cmp_ok($s2, '>', 2100, 'copy: the lost key k2 is granted anew above the floor');
 cmp_ok($g2, '>', $g, 'copy: at a higher generation');
 my @overlap;
@@ -99,7 +80,7 @@ $copy->restart;
 ok(wait_extension($copy), 'copy: restarted');
 is(sqlstate_of($copy, q{SELECT * FROM idgen_lease_range('other', 10)}), 'IA006',
 	'copy: after its own restart grants wait for a confirmation again');
-is(lease($copy, 'loader', 500, 'k2'), "$s2|$e2|$g2", 'copy: a keyed retry still returns its range');
+is(range_lease($copy, 'loader', 500, 'k2'), "$s2|$e2|$g2", 'copy: a keyed retry still returns its range');
 
 $copy->stop;
 done_testing();

@@ -30,38 +30,16 @@ use Digest::SHA ();
 use HTTP::Tiny;
 use POSIX ();
 use lib 'test/perl';
-use IdgenTest;
+use IdgenTest qw(:DEFAULT sqlstate_of range_lease);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $node = idgen_registry('range_restart');
 
-sub sqlstate_of
-{
-	my ($sql, %opts) = @_;
-	my ($stdout, $stderr) = ('', '');
-	my $ret = $node->psql(
-		'postgres', "\\set VERBOSITY verbose\n$sql",
-		stdout       => \$stdout,
-		stderr       => \$stderr,
-		extra_params => (defined $opts{user} ? [ '-U', $opts{user} ] : []));
-	return 'ok' if $ret == 0;
-	return $1 if $stderr =~ /ERROR:\s+([0-9A-Z]{5}):/;
-	return "no SQLSTATE (rc $ret): $stderr";
-}
-
-sub lease
-{
-	my ($owner, $count, $key) = @_;
-	my $k = defined $key ? "'$key'" : 'NULL';
-	return $node->safe_psql('postgres',
-		"SELECT concat_ws('|', range_start, range_end, generation) FROM idgen_lease_range('$owner', $count, $k)");
-}
-
 ok(wait_extension($node), 'the extension is there');
-is(lease('svc', 100, 'k1'), '1|100|1', 'a fresh install grants at once');
-is(lease('svc', 50), '101|150|2', 'and again');
+is(range_lease($node, 'svc', 100, 'k1'), '1|100|1', 'a fresh install grants at once');
+is(range_lease($node, 'svc', 50), '101|150|2', 'and again');
 $node->safe_psql('postgres', 'CREATE ROLE plain LOGIN');
 
 my $max_gen = 2;
@@ -72,22 +50,22 @@ for my $how ('restart', 'immediate')
 	ok(wait_extension($node), "after $how: the server is back");
 
 	my $top = $node->safe_psql('postgres', 'SELECT max(range_end) FROM idgen.range_lease');
-	is(sqlstate_of(q{SELECT * FROM idgen_lease_range('svc', 10)}), 'IA006',
+	is(sqlstate_of($node, q{SELECT * FROM idgen_lease_range('svc', 10)}), 'IA006',
 		"after $how: a new range is refused (IA006)");
-	is(sqlstate_of(q{SELECT * FROM idgen_lease_range('svc', 10, 'new-key')}), 'IA006',
+	is(sqlstate_of($node, q{SELECT * FROM idgen_lease_range('svc', 10, 'new-key')}), 'IA006',
 		"after $how: a new key is refused too (IA006)");
-	is(lease('svc', 100, 'k1'), '1|100|1', "after $how: a keyed retry returns its range");
-	is(sqlstate_of(q{SELECT idgen_range_consumed('1', '60')}), 'ok',
+	is(range_lease($node, 'svc', 100, 'k1'), '1|100|1', "after $how: a keyed retry returns its range");
+	is(sqlstate_of($node, q{SELECT idgen_range_consumed('1', '60')}), 'ok',
 		"after $how: progress reports go on");
 	is($node->safe_psql('postgres', 'SELECT granting FROM idgen.range_grants'), 'f',
 		"after $how: idgen.range_grants says grants wait");
-	is(sqlstate_of(q{SELECT idgen_confirm_range_floor('1')}, user => 'plain'), '42501',
+	is(sqlstate_of($node, q{SELECT idgen_confirm_range_floor('1')}, user => 'plain'), '42501',
 		"after $how: a PUBLIC role may not confirm (42501)");
-	is(sqlstate_of(q{SELECT idgen_confirm_range_floor('0')}), '22023',
+	is(sqlstate_of($node, q{SELECT idgen_confirm_range_floor('0')}), '22023',
 		"after $how: a floor of 0 is refused (22023)");
-	is(sqlstate_of(q{SELECT idgen_confirm_range_floor(idgen.range_space_end())}), '22023',
+	is(sqlstate_of($node, q{SELECT idgen_confirm_range_floor(idgen.range_space_end())}), '22023',
 		"after $how: a floor at range_space_end() is refused (22023)");
-	is(sqlstate_of(q{SELECT * FROM idgen_lease_range('svc', 10)}), 'IA006',
+	is(sqlstate_of($node, q{SELECT * FROM idgen_lease_range('svc', 10)}), 'IA006',
 		"after $how: the refused confirmations confirmed nothing");
 
 	if ($how eq 'restart')
@@ -95,10 +73,10 @@ for my $how ('restart', 'immediate')
 		# the operator knows a clean restart lost nothing: the table's top stands
 		is($node->safe_psql('postgres', q{SELECT idgen_confirm_range_floor('1')}), $top + 1,
 			"after $how: a floor below the table's top confirms the top");
-		my ($s, $e, $g) = split /\|/, lease('svc', 10);
+		my ($s, $e, $g) = split /\|/, range_lease($node, 'svc', 10);
 		is("$s|$e", ($top + 1) . '|' . ($top + 10), "after $how: the next range continues after the last one");
 		cmp_ok($g, '>', $max_gen, "after $how: at a higher generation");
-		my ($s2, undef, $g2) = split /\|/, lease('svc', 10, "key-$how");
+		my ($s2, undef, $g2) = split /\|/, range_lease($node, 'svc', 10, "key-$how");
 		is($s2, $top + 11, "after $how: the next one, keyed, needs no other confirmation");
 		cmp_ok($g2, '>', $g, "after $how: at a higher generation still");
 		$max_gen = $g2;
@@ -108,7 +86,7 @@ for my $how ('restart', 'immediate')
 		my $floor = $top + 1_000_000;
 		is($node->safe_psql('postgres', "SELECT idgen_confirm_range_floor('$floor')"), $floor,
 			"after $how: a floor above the top is confirmed");
-		my ($s, undef, $g) = split /\|/, lease('svc', 10);
+		my ($s, undef, $g) = split /\|/, range_lease($node, 'svc', 10);
 		is($s, $floor, "after $how: the next range starts at the floor");
 		cmp_ok($g, '>', $max_gen, "after $how: at a higher generation");
 		is($node->safe_psql('postgres', q{SELECT idgen_confirm_range_floor('1')}), $floor + 10,
@@ -121,9 +99,9 @@ for my $how ('restart', 'immediate')
 }
 
 # the floor follows every grant: a range deleted by hand is not granted again
-my ($ds, $de) = split /\|/, lease('svc', 10);
+my ($ds, $de) = split /\|/, range_lease($node, 'svc', 10);
 $node->safe_psql('postgres', "DELETE FROM idgen.range_lease WHERE range_start = '$ds'");
-my ($ns) = split /\|/, lease('svc', 10);
+my ($ns) = split /\|/, range_lease($node, 'svc', 10);
 is($ns, $de + 1, 'a range deleted from idgen.range_lease is not granted again');
 
 # durability: a grant never commits with synchronous_commit off or local

@@ -53,7 +53,6 @@ use Time::HiRes qw(usleep time);
 $SIG{PIPE} = 'IGNORE';
 my $gateway_bin = 'idgen-gateway';
 my $tmp = PostgreSQL::Test::Utils::tempdir('slowloris');
-my $logdir = $PostgreSQL::Test::Utils::log_path;
 
 my $registry = idgen_registry('registry', conf => "max_connections = 40\n");
 ok(wait_extension($registry), 'registry: the extension is there');
@@ -80,7 +79,7 @@ sub start_gateway
 	my $port = PostgreSQL::Test::Cluster::get_free_port();
 	my $state = "$tmp/state-$o{name}";
 	make_path($state);
-	my $log = "$logdir/gateway_$o{name}.log";
+	my $log = IdgenTest::log_file("gateway_$o{name}");
 	my $pid = fork();
 	die "fork: $!" unless defined $pid;
 	if ($pid == 0)
