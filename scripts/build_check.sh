@@ -131,6 +131,11 @@ done
 pgc=$work/pg$pgroot/bin/$(basename "$PG_CONFIG")
 check "the copy's pg_config points into the copy" \
 	bash -c "case \"\$('$pgc' --pkglibdir)\" in '$work'/pg/*) ;; *) exit 1 ;; esac"
+# whatever of idgen the PostgreSQL copied had (make test installs it there
+# first) goes, so that only this build can put it into the copy
+rm -rf "$("$pgc" --bindir)/idgen-gateway" "$("$pgc" --bindir)/idgen" \
+	"$("$pgc" --pkglibdir)/idgen.so" "$("$pgc" --sharedir)/idgen" \
+	"$("$pgc" --sharedir)"/extension/idgen.control "$("$pgc" --sharedir)"/extension/idgen--*.sql
 
 # /usr/include without libmicrohttpd-dev's headers (hard links: no copy of
 # the data; removing a link leaves the file in /usr/include alone)
@@ -148,6 +153,8 @@ mkdir "$work/src"
 tar -C "$root" --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
 	--exclude=./gateway/idgen --exclude=./gateway/idgen-gateway --exclude='./sql/idgen--*.sql' \
 	--exclude=./tmp_check --exclude=./results -cf - . | tar -C "$work/src" -xf -
+# the oldest install script is a source file, not a built one
+cp "$root/sql/idgen--0.1.sql" "$work/src/sql/"
 
 "${ns[@]}" "$0" --inside "$work" "$pgc" || failures=$((failures + 1))
 
