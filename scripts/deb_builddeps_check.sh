@@ -138,6 +138,7 @@ else
 			--exclude=./tmp_check --exclude=./results --exclude=./debian/.debhelper \
 			--exclude='./debian/postgresql-*-idgen' --exclude=./debian/idgen-gateway \
 			-cf - . | tar -C "$src" -xf -
+		cp "$root/sql/idgen--0.1.sql" "$src/sql/"
 		"${ns[@]}" "$0" --inside "$inc" "$src" "$work/build-$pkg.log"
 		rc=$?
 		if [ "$rc" -eq 125 ]; then
