@@ -38,7 +38,7 @@
  * outage or a cut between a region and the root is a run in which the
  * calls across it are not made, so every cut and every outage is covered.
  *
- * Rules (the fixed model; docs/regions.md names them G1-G6):
+ * Rules (the fixed model; docs/regions.md names them G1-G7):
  *   G1 a region lease is valid on its holder from the request for
  *      RTTL - MARGIN; the root grants a region only when it is free, released,
  *      or run out on its clock, or to the same owner; renewals by (owner,
