@@ -146,9 +146,12 @@ run region-regional-failover pass -DTMAX=7 -DREGIONAL_FAILOVER
 run region-hole-no-regional-hold fail -DTMAX=7 -DREGIONAL_FAILOVER -DHOLE_NO_REGIONAL_HOLD
 # a region handed from one registry to the other, IDs checked
 run region-handoff pass -DTMAX=7 -DHANDOFF -DIDS
+# ... and it is reached: the new owner's issuer issues (a witness, must fail)
+run region-handoff-reached fail -DTMAX=7 -DHANDOFF -DIDS -DREACH_HANDOFF
 run region-hole-handoff-no-wait fail -DTMAX=7 -DHANDOFF -DIDS -DHOLE_HANDOFF_NO_WAIT
 # a layout switch scheduled while a region does not renew (cut off)
 run region-layout pass -DTMAX=5 -DLAYOUT -DIDS
+run region-layout-reached fail -DTMAX=5 -DLAYOUT -DIDS -DREACH_LAYOUT
 run region-hole-layout-node-rule fail -DTMAX=5 -DLAYOUT -DIDS -DHOLE_LAYOUT_NODE_RULE
 
 if [ "$failed" -gt 0 ]; then

@@ -81,6 +81,10 @@
  *       that missed the switch collides with one that applied it)
  *   P3  an issuer's IDs ascend
  *
+ * REACH_HANDOFF, REACH_LAYOUT: an assertion that fails once the new owner
+ * of a handed-off region issues, or an ID of the new layout is issued, so
+ * that a failing run shows the passing run is not vacuous.
+ *
  * Configurations: -DROOT_FAILOVER, -DREGIONAL_FAILOVER (both issuers under
  * registry 0, registry 1 idle), -DHANDOFF, -DLAYOUT (registry g owns region
  * g, issuer i is under registry i in region i); none of them: two
@@ -132,6 +136,7 @@ typedef Row {
 #define COPY(a, b) a.owner = b.owner; a.gen = b.gen; a.lu = b.lu; a.hw = b.hw; a.rel = b.rel
 
 short t_now = 0;
+bool handed = false;	/* ghost: a handoff has released the region */
 
 /* ---- the root ---- */
 Row RP[NR];			/* the primary's region leases */
@@ -307,7 +312,15 @@ inline issue(i)
 		x = 0;
 		g_any[i] = true; g_ms[i] = ms; g_cell[i] = cell;
 		last_ms[i] = ms;
-		printf("t=%d issuer %d issues ms %d in cell %d\n", t_now, i, ms, cell)
+		printf("t=%d issuer %d issues ms %d in cell %d\n", t_now, i, ms, cell);
+		/* witnesses that the runs reach what they are about (must fail) */
+#ifdef REACH_HANDOFF
+		assert(!handed);	/* the new owner's issuer issues */
+#endif
+#ifdef REACH_LAYOUT
+		assert(!(cell % 2 == 1 && kn[i]));	/* an ID in the new layout */
+#endif
+		skip
 	:: else -> skip
 	fi;
 	c = 0; ms = 0; cell = 0
@@ -441,7 +454,7 @@ end:
 			RP[0].owner = 0; RP[0].rel = true; RP[0].hw = MAX(RP[0].hw, mark)
 		:: else -> skip
 		fi;
-		rh[k] = false; handing[k] = false; rwant[k] = false;
+		rh[k] = false; handing[k] = false; rwant[k] = false; handed = true;
 		printf("t=%d registry %d releases region 0 with the final mark %d\n", t_now, g, mark);
 		mark = 0; k = 0 }
 #endif
