@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Check the lease protocol model src/lease.pml exhaustively with SPIN.
+# Check the lease protocol models src/lease.pml and src/lease_regions.pml
+# (two levels: regions, issue 22) exhaustively with SPIN.
 #
 # The V2 runs (the protocol being built, with the model's fixes) must end
 # with "errors: 0"; the V1 run (today's protocol) and the V2 run with R7's
@@ -26,9 +27,10 @@ cc=${CC:-gcc}
 
 work=$(mktemp -d /tmp/idgen-model.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cp "$model" "$root/src/lease_outside.pml" "$work/"
+cp "$model" "$root/src/lease_outside.pml" "$root/src/lease_regions.pml" "$work/"
 
 failed=0
+pml=lease.pml
 
 # run NAME EXPECT(pass|fail) -D...: one exhaustive search
 run() {
@@ -36,8 +38,8 @@ run() {
 	shift 2
 	local dir=$work/$name out errors states depth secs
 	mkdir -p "$dir"
-	cp "$work/lease.pml" "$work/lease_outside.pml" "$dir/"
-	if ! (cd "$dir" && spin -a "$@" lease.pml >spin.out 2>&1); then
+	cp "$work/lease.pml" "$work/lease_outside.pml" "$work/lease_regions.pml" "$dir/"
+	if ! (cd "$dir" && spin -a "$@" "$pml" >spin.out 2>&1); then
 		echo "  $name: spin -a failed"; cat "$dir/spin.out"; failed=$((failed + 1)); return
 	fi
 	if ! (cd "$dir" && "$cc" -O2 -w -DSAFETY -DCOLLAPSE -o pan pan.c 2>cc.out); then
@@ -60,7 +62,7 @@ run() {
 			echo "  $name: ok, errors: 0, $states states, depth $depth, ${secs}s"
 		else
 			echo "  $name: FAILED, errors: $errors (a counterexample:)"
-			(cd "$dir" && spin -t "$@" lease.pml 2>&1 | grep -E '^ *t=|assertion' | sed 's/^ *//' | tail -25)
+			(cd "$dir" && spin -t "$@" "$pml" 2>&1 | grep -E '^ *t=|assertion' | sed 's/^ *//' | tail -25)
 			failed=$((failed + 1))
 		fi
 	else
@@ -68,7 +70,7 @@ run() {
 			at=$(sed -n 's/.*assertion violated.*(at depth \([0-9]*\)).*/\1/p' "$out" | head -1)
 			echo "  $name: ok, SPIN finds the error it must (errors: $errors, at depth ${at:-?}, after $states states)"
 			if [ "$verbose" -eq 1 ]; then
-				(cd "$dir" && spin -t "$@" lease.pml 2>&1 | grep -E '^ *t=|assertion' | sed 's/^ *//' | grep -v 'granted 0' | tail -25)
+				(cd "$dir" && spin -t "$@" "$pml" 2>&1 | grep -E '^ *t=|assertion' | sed 's/^ *//' | grep -v 'granted 0' | tail -25)
 			fi
 		else
 			echo "  $name: FAILED, SPIN found no error where it must ($states states): the model cannot fail"
@@ -127,6 +129,30 @@ run gw-no-first-hold fail $gw -DTMAX=9 -DMATCH=1 -DGIVEUP -DLOGICAL -DLHOLD
 run gw-long-lease fail $gw -DTMAX=10 -DMATCH=1 $new -DGTTL=8
 # ... the same with R1a: validity from an answer at most the hold floor
 run gw-long-lease-hfloor pass $gw -DTMAX=10 -DMATCH=1 $new -DGTTL=8 -DHFLOOR
+
+# Regions (issue 22, src/lease_regions.pml): a root leasing regions to two
+# regional registries, issuers under them.  The fixed rules must pass; each
+# hole of the first design must fail (docs/regions.md "The model").
+pml=lease_regions.pml
+# a region cut off from the root past its region lease, taken over by the
+# other registry
+run region-cutoff pass -DTMAX=7
+run region-hole-grant-past-region fail -DTMAX=7 -DHOLE_GRANT_PAST_REGION
+# the root fails over to a standby that lacked a region grant
+run region-root-failover pass -DTMAX=7 -DROOT_FAILOVER
+run region-hole-no-root-hold fail -DTMAX=7 -DROOT_FAILOVER -DHOLE_NO_ROOT_HOLD
+# a regional registry fails over to a standby that lacked a node grant
+run region-regional-failover pass -DTMAX=7 -DREGIONAL_FAILOVER
+run region-hole-no-regional-hold fail -DTMAX=7 -DREGIONAL_FAILOVER -DHOLE_NO_REGIONAL_HOLD
+# a region handed from one registry to the other, IDs checked
+run region-handoff pass -DTMAX=7 -DHANDOFF -DIDS
+# ... and it is reached: the new owner's issuer issues (a witness, must fail)
+run region-handoff-reached fail -DTMAX=7 -DHANDOFF -DIDS -DREACH_HANDOFF
+run region-hole-handoff-no-wait fail -DTMAX=7 -DHANDOFF -DIDS -DHOLE_HANDOFF_NO_WAIT
+# a layout switch scheduled while a region does not renew (cut off)
+run region-layout pass -DTMAX=5 -DLAYOUT -DIDS
+run region-layout-reached fail -DTMAX=5 -DLAYOUT -DIDS -DREACH_LAYOUT
+run region-hole-layout-node-rule fail -DTMAX=5 -DLAYOUT -DIDS -DHOLE_LAYOUT_NODE_RULE
 
 if [ "$failed" -gt 0 ]; then
 	echo "model check: $failed run(s) failed"
