@@ -177,7 +177,6 @@ worker_step(IdgenWorker *w)
 	lease_keep(w);
 
 	state = idgen_lease_state();
-	lease_top_up(w);
 	if (!w->have_lease)
 	{
 		if (mono >= w->next_attempt_mono)

@@ -92,12 +92,11 @@ int_text(int64 v)
 
 /*
  * How far ahead of issued time the durable high-water mark is kept: half
- * of max_drift.  A node restarting after a crash, or leasing anew, starts
- * above the mark, so keeping it within max_drift of the clock lets it
- * issue at once instead of waiting for the clock to catch up; the
- * generator wakes us when it gets close to the mark, and the mark is
- * topped up before each unit of registry work (lease_top_up), so the
- * generators issue on meanwhile for most of the reserve.
+ * of max_drift.  A node restarting after a crash starts above the mark, so
+ * keeping it within max_drift of the clock lets it issue at once instead
+ * of waiting for the clock to catch up; the generator wakes us when it
+ * gets close to the mark, so a short reserve costs a wait of one commit at
+ * worst.
  */
 static int64
 hw_reserve(void)
@@ -398,24 +397,6 @@ lease_renewal_due(IdgenWorker *w)
 
 	look.ttl_ms = idgen_lease_ttl_ms;
 	return idgen_lc_next(&look, idgen_pace_clock_ms(), &wait) == IDGEN_LC_RENEW;
-}
-
-/*
- * Before a unit of registry work, which may take long on a loaded machine:
- * the node's own mark topped up to the whole reserve, so the generators
- * have all of it to issue on meanwhile.
- */
-void
-lease_top_up(IdgenWorker *w)
-{
-	if (w->have_lease && idgen_lease_state() == IDGEN_STATE_ACTIVE &&
-		idgen_pace_clock_ms() < w->lease.valid_until_mono_ms &&
-		w->local_hw - hw_demand() < hw_reserve() - hw_reserve() / 4)
-	{
-		localmark_set(w, hw_target());
-		w->lease.hw_unix_ms = w->local_hw;
-		idgen_publish_renewal(&w->lease, false);
-	}
 }
 
 /*

@@ -29,8 +29,6 @@ extern bool lease_renewal_due(IdgenWorker *w);
 
 /* every step: the local mark ahead of demand, the window within validity */
 extern void lease_keep(IdgenWorker *w);
-/* before registry work: the mark topped up to the whole reserve */
-extern void lease_top_up(IdgenWorker *w);
 
 /* true once the held lease's validity has ended */
 extern bool lease_ran_out_due(IdgenWorker *w);
