@@ -64,7 +64,8 @@ TAP_FIRST    = test/t/081_registry_dump.pl test/t/160_gateway_lease_client.pl \
                test/t/022_clock_jump.pl test/t/110_patroni_failover.pl \
                test/t/103_fleet_layout.pl test/t/120_gateway.pl \
                test/t/101_fleet_outage.pl test/t/053_orms.pl
-TAP_SERIAL   = test/t/011_crash_under_load.pl test/t/170_gateway_slowloris.pl
+TAP_SERIAL   = test/t/011_crash_under_load.pl test/t/130_pgbouncer.pl \
+               test/t/170_gateway_slowloris.pl
 PROVE_TESTS  = $(TAP_FIRST) $(filter-out $(TAP_FIRST),$(sort $(wildcard test/t/*.pl)))
 # in PROVE_TESTS' order, which prove's scheduler follows
 TAP_PARALLEL = $(filter-out $(TAP_SERIAL),$(PROVE_TESTS))
