@@ -61,10 +61,12 @@ TAP_FIRST    = test/t/081_registry_dump.pl test/t/160_gateway_lease_client.pl \
                test/t/111_patroni_outage.pl test/t/104_fleet_ride_through.pl \
                test/t/021_clock_source.pl test/t/031_failover_timelines.pl \
                test/t/063_layout_restart.pl test/t/041_lease_expiry.pl \
-               test/t/022_clock_jump.pl test/t/110_patroni_failover.pl \
+               test/t/110_patroni_failover.pl \
                test/t/103_fleet_layout.pl test/t/120_gateway.pl \
                test/t/101_fleet_outage.pl test/t/053_orms.pl
-TAP_SERIAL   = test/t/011_crash_under_load.pl test/t/130_pgbouncer.pl \
+TAP_SERIAL   = test/t/001_concurrency.pl test/t/011_crash_under_load.pl \
+               test/t/022_clock_jump.pl test/t/050_idgen128_concurrency.pl \
+               test/t/061_layout_switch.pl test/t/130_pgbouncer.pl \
                test/t/170_gateway_slowloris.pl
 PROVE_TESTS  = $(TAP_FIRST) $(filter-out $(TAP_FIRST),$(sort $(wildcard test/t/*.pl)))
 # in PROVE_TESTS' order, which prove's scheduler follows
@@ -197,6 +199,16 @@ installcheck-isolation-only: install-check-prep
 
 installcheck-tap-only: install-check-prep
 	$(prove_installcheck)
+
+# the same in two parts, for make test (scripts/test.sh): the files that run
+# TAP_JOBS at a time, beside the computing layers, and then TAP_SERIAL alone
+# once those are done; each part starts a fresh tmp_check
+.PHONY: installcheck-tap-parallel installcheck-tap-serial
+installcheck-tap-parallel: install-check-prep
+	$(MAKE) installcheck-tap-only PROVE_TESTS="$(TAP_PARALLEL)"
+
+installcheck-tap-serial: install-check-prep
+	$(MAKE) installcheck-tap-only PROVE_TESTS="$(TAP_SERIAL)" TAP_JOBS=1
 
 install-check-prep:
 	@true

@@ -89,7 +89,13 @@ tap() {
 	else
 		echo "TAP: the previous release is not installed: test/t/180_rolling_upgrade.pl will fail"
 	fi
-	as_tester make -C "$work/tap" -s installcheck-tap-only || show_diffs "$work/tap"
+	as_tester make -C "$work/tap" -s installcheck-tap-parallel || show_diffs "$work/tap"
+}
+
+# the TAP files that load the machine or must not be starved, alone, after
+# the computing layers (test/t/README.md)
+tap_serial() {
+	as_tester make -C "$work/tap" -s installcheck-tap-serial || show_diffs "$work/tap"
 }
 
 # the checker's self-test first: each rule broken once in a small tree
@@ -123,8 +129,13 @@ layer "sanitizers (regress and isolation under ASan+UBSan)" "$root/scripts/sanit
 wait "$tap_pid"
 tap_rc=$?
 echo
-echo "=== TAP"
+echo "=== TAP (the files four at a time)"
 cat "$work/tap.out"
+echo
+echo "=== TAP (the serial group, alone)"
+tap_serial
+serial_rc=$?
+[ "$tap_rc" -eq 0 ] && tap_rc=$serial_rc
 layer_result "TAP" "$tap_rc"
 # The two last run alone: the version layer runs TAP files of its own in
 # chroots, four at a time, and the Debian package layer replaces system files.
