@@ -522,9 +522,7 @@ idgen_logical_clock_ahead(void)
 
 	idgen_read_config(&cfg, &seq);
 	last = pg_atomic_read_u64(&idgen_shared->ticks[cfg.epoch_version].value);
-	return cfg.state == IDGEN_STATE_ACTIVE && last != 0 &&
-		(int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms >
-		idgen_wall_unix_ms() + idgen_max_drift_ms;
+	return idgen_clock_runs_ahead(&cfg, last, idgen_wall_unix_ms());
 }
 
 /*

@@ -309,6 +309,15 @@ extern void idgen_set_limit(IdgenConfig *cfg);
 
 /* the logical clock runs ahead of the wall clock past idgen.max_drift */
 extern bool idgen_logical_clock_ahead(void);
+
+/* the same rule on a configuration, tick word and wall reading of one's own */
+static inline bool
+idgen_clock_runs_ahead(const IdgenConfig *cfg, uint64 last, int64 wall_unix_ms)
+{
+	return cfg->state == IDGEN_STATE_ACTIVE && last != 0 &&
+		(int64) (last >> cfg->counter_bits) + cfg->origin_unix_ms >
+		wall_unix_ms + idgen_max_drift_ms;
+}
 /* another holder's mark the node waits for, or -1 (nodestate.c) */
 extern int64 idgen_foreign_mark_wait(void);
 

@@ -57,9 +57,7 @@ idgen_status_snapshot(IdgenStatusSnapshot *snap)
 	snap->state = cfg.state;
 	if (RecoveryInProgress())
 		snap->state = IDGEN_STATE_RECOVERY;
-	else if (cfg.state == IDGEN_STATE_ACTIVE && last != 0 &&
-			 (int64) (last >> cfg.counter_bits) + cfg.origin_unix_ms >
-			 snap->wall_unix_ms + idgen_max_drift_ms)
+	else if (idgen_clock_runs_ahead(&cfg, last, snap->wall_unix_ms))
 		snap->state = IDGEN_STATE_CLOCK_BEHIND;
 	/* a wait for another holder's mark: say whose, until when, and why */
 	if (snap->state == IDGEN_STATE_CLOCK_BEHIND)
