@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "errcodes.h"
 #include "generate.h"
+#include "localmark.h"
 #include "nodestate.h"
 #include "settings.h"
 #include "core/tick.h"
@@ -260,6 +261,9 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 	int64		wait_started = -1;
 	int			waited_ms = 0;
 	int64		lease_wait_started = -1;
+	/* how long the worker has to raise the mark before the caller does */
+	int			mark_grace_ms = idgen_max_clock_wait_ms / 4;
+	bool		tried_raise = false;
 
 	idgen_require_loaded();
 	/* once out of recovery a backend never goes back: ask only until then */
@@ -282,6 +286,7 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 		IdgenTickResult r;
 		int64		end_ms;
 		IdgenIssueLimits limits;
+		int64		hard_limit_ms;
 
 		idgen_read_config(&cfg, &seq);
 		if (unlikely(cfg.state != IDGEN_STATE_ACTIVE))
@@ -345,12 +350,15 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 							 registry_display())));
 		}
 
+		/* the whole issue limit: the fast path's stops short of the mark */
+		limits = idgen_config_limits(&cfg);
+		hard_limit_ms = idgen_issue_limit(&limits);
 		tick = &sh->ticks[cfg.epoch_version].value;
 		old = pg_atomic_read_u64(tick);
 		for (;;)
 		{
 			r = idgen_tick_reserve(old, now_ms, cfg.counter_bits, count,
-								   idgen_max_drift_ms, cfg.limit_ms, &res);
+								   idgen_max_drift_ms, hard_limit_ms, &res);
 			if (r != IDGEN_TICK_OK ||
 				pg_atomic_compare_exchange_u64(tick, &old, res.last))
 				break;
@@ -370,6 +378,21 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 			if (wait_started >= 0)
 				pg_atomic_fetch_add_u64(&sh->clock_wait_ms,
 										idgen_monotonic_ms() - wait_started);
+
+			/*
+			 * Within the mark's last quarter reserve its keeper, the
+			 * background worker, is late (held up in a registry
+			 * transaction, behind a slow disk, starved of CPU): raise it
+			 * now, by the worker's rule (localmark.h), so that no call has
+			 * to wait for it.  Never waits for the lock, whoever holds it
+			 * is raising it; these IDs are below the mark already.
+			 */
+			if ((int64) (res.last >> cfg.counter_bits) > cfg.limit_ms && !tried_raise)
+			{
+				tried_raise = true;
+				idgen_wake_bgworker();
+				(void) localmark_raise_for_lease(cfg.generation, 0);
+			}
 			idgen_fill_batch(batch, &cfg, res.first, count);
 			return;
 		}
@@ -398,7 +421,6 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 				break;
 			case IDGEN_TICK_LIMIT:
 				/* which limit: the next epoch, the horizon, or the mark */
-				limits = idgen_config_limits(&cfg);
 				end_ms = idgen_tick_end_ms(old, now_ms, cfg.counter_bits, count);
 				switch (idgen_limit_passed(&limits, end_ms))
 				{
@@ -436,6 +458,23 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 						/* the durable high-water mark is behind: ask for more */
 						idgen_want_hw(now_ms + cfg.origin_unix_ms + idgen_max_drift_ms);
 						idgen_wake_bgworker();
+						if (idgen_wait_step(&lease_wait_started, mark_grace_ms, 5))
+							continue;
+
+						/*
+						 * The worker is late (held up in a registry
+						 * transaction, behind a slow disk, starved): while
+						 * the lease is valid that costs no call, since the
+						 * generator raises the mark itself, by the worker's
+						 * rule (localmark.h); one try per call.
+						 */
+						if (!tried_raise)
+						{
+							tried_raise = true;
+							if (localmark_raise_for_lease(cfg.generation,
+														  idgen_max_clock_wait_ms - mark_grace_ms))
+								continue;
+						}
 						if (idgen_wait_step(&lease_wait_started, idgen_max_clock_wait_ms, 5))
 							continue;
 						pg_atomic_fetch_add_u64(&sh->clock_refusals, 1);

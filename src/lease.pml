@@ -17,11 +17,12 @@
  *     renew / serve_ren        lease_renew() and idgen.renew_node_lease
  *     release / serve_rel      lease_release() and idgen.release_node_lease
  *     got_grant, got_renewal   what lease.c does with an answer: publishes
- *                              the lease, notes the mark (localmark_note()),
+ *                              the lease, raises the mark (localmark_raise()),
  *                              or stops (fenced, R8c)
  *     ran out                  lease_ran_out()
  *     advance                  V2: the local durable mark (src/localmark.c)
- *                              raised ahead of demand (R3)
+ *                              raised ahead of demand (R3), by the worker
+ *                              or, when it is late, by the generator
  *     issue                    the generator's gates and stamp (src/generate.c,
  *                              the tick floor of src/tick.c, max_drift of
  *                              src/clock.c)
@@ -46,7 +47,7 @@
  *   DRIFT     idgen.max_drift
  *   ALLOW     drift allowance idgen.max_drift + idgen.max_skew (R4)
  *   HOLD      R7 hold: lease_ttl + drift allowance
- *   LEAD      V1: hw_reserve() (max_drift/2), the registry mark's lead; V2:
+ *   LEAD      V1: localmark_reserve_ms() (max_drift/2), the registry mark's lead; V2:
  *             the local mark's lead.  The V1 hole needs LEAD > the gap.
  *   RSKEW     how far a standby's or a restored registry's clock may be
  *             behind the old primary's (0 unless set)
@@ -382,7 +383,8 @@ inline record_id(i)
 inline issue(i)
 {
 #ifdef V2
-	/* the background worker keeps the local durable mark ahead of demand */
+	/* the local durable mark kept ahead of demand: by the background worker,
+	 * or by the generator itself when the worker is late (src/localmark.c) */
 	lm[i] = MAX(lm[i], PC(i) + LEAD);
 #endif
 	c = PC(i);

@@ -47,7 +47,7 @@ idgen_shmem_request_hook(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(idgen_shmem_size());
-	RequestNamedLWLockTranche(IDGEN_LWLOCK_TRANCHE, 1);
+	RequestNamedLWLockTranche(IDGEN_LWLOCK_TRANCHE, 2);
 }
 
 /*
@@ -144,7 +144,9 @@ idgen_shmem_startup_hook(void)
 		idgen_clock_shmem_init(&sh->clock);
 		pg_atomic_init_u64(&sh->hw_wanted_unix_ms, 0);
 		pg_atomic_init_u32(&sh->config_seq, 0);
-		sh->lock = &(GetNamedLWLockTranche(IDGEN_LWLOCK_TRANCHE))->lock;
+		sh->lock = &(GetNamedLWLockTranche(IDGEN_LWLOCK_TRANCHE))[0].lock;
+		sh->mark_lock = &(GetNamedLWLockTranche(IDGEN_LWLOCK_TRANCHE))[1].lock;
+		pg_atomic_init_u64(&sh->local_mark, 0);
 		sh->bgworker_procno = -1;
 		sh->issued_floor_unix_ms = -1;
 		sh->foreign_mark_unix_ms = -1;
@@ -315,13 +317,20 @@ idgen_fence_if_misfit(IdgenShared *sh)
 	Assert(LWLockHeldByMeInMode(idgen_shared->lock, LW_EXCLUSIVE) && \
 		   (pg_atomic_read_u32(&idgen_shared->config_seq) & 1) != 0)
 
-/* No tick past the durable mark, the horizon, or the next epoch's start. */
+/*
+ * No tick past the durable mark, the horizon, or the next epoch's start;
+ * and none on the fast path within the mark's last quarter reserve
+ * (idgen_mark_soft_ms()): a generator there finds the mark's keeper late
+ * and raises the mark itself, long before a call has to wait for it.
+ */
 void
 idgen_set_limit(IdgenConfig *cfg)
 {
 	IdgenIssueLimits l = idgen_config_limits(cfg);
 
 	ASSERT_CONFIG_WRITING();
+	if (l.mark_ms >= 0)
+		l.mark_ms -= Min(l.mark_ms, idgen_mark_soft_ms(idgen_max_drift_ms));
 	cfg->limit_ms = idgen_issue_limit(&l);
 }
 

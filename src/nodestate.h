@@ -37,6 +37,10 @@
  *                  shared.  Nothing under it raises an error.
  *   lease_state .. Protected by lock; the reasons are strings, which is why
  *   stats_reset_at this is an LWLock and not a spinlock.
+ *   mark_lock      The tranche's second LWLock: the one writer of the node's
+ *   local_mark     durable mark file holds it for the write (localmark.h),
+ *                  taken only conditionally, never while holding lock;
+ *                  local_mark, an atomic, is stored after the file is durable.
  *   slots          One per PGPROC, each written only by its own backend with
  *                  plain (unlocked) atomic stores; readers add them up.
  *                  ids counts 64-bit IDs, ids128 the 128-bit ones.  A stats
@@ -44,8 +48,10 @@
  *   counters       Atomics, touched only off the fast path.
  *
  * The background worker (worker/) is the only writer of the lease part
- * of the configuration: which workers the node holds, until when, and the
- * high-water mark it has made durable.  No tick is ever issued past that
+ * of the configuration: which workers the node holds and until when.  The
+ * high-water mark made durable it shares with the generators, which raise
+ * it themselves when the worker is late (localmark.h), for the lease in
+ * force only.  No tick is ever issued past that
  * mark, and none after the lease's validity ends, so a node that crashes,
  * stalls or is fenced cannot have issued anything its successor might.
  *
@@ -94,7 +100,9 @@ typedef struct IdgenConfig
 	int64		window_start_unix_ms;
 	int64		window_end_unix_ms;
 	int64		origin_unix_ms; /* the layout's time origin */
-	int64		limit_ms;		/* min(horizon_ms, hw_ms): no tick past it */
+	int64		limit_ms;		/* the fast path's: no tick past it (the
+								 * issue limit, within a soft margin of the
+								 * mark: idgen_set_limit) */
 	uint64		node_bits;
 	int			counter_bits;	/* log2(workers) + sequence bits */
 	int			time_shift;
@@ -220,6 +228,15 @@ typedef struct IdgenShared
 	/* idgen.stats: counter values at the last reset, subtracted on reading */
 	TimestampTz stats_reset_at; /* 0: never reset */
 	uint64		stats_baseline[STAT_NCOUNTERS];
+
+	/*
+	 * The node's durable high-water mark (localmark.h): mark_lock (the
+	 * tranche's second LWLock) is held by its one writer for the whole write
+	 * of the file; local_mark is the value the file holds, plus one (zero:
+	 * none), stored once the file is durable, read without a lock.
+	 */
+	LWLock	   *mark_lock;
+	pg_atomic_uint64 local_mark;
 
 	/* off the fast path */
 	TimestampTz started_at;		/* when this shared memory was set up */

@@ -120,6 +120,23 @@ idgen_publish_renewal(const IdgenLease *lease, bool renewed)
 		pg_atomic_fetch_add_u64(&idgen_shared->lease_renewals, 1);
 }
 
+bool
+idgen_publish_mark(int64 generation, int64 hw_unix_ms)
+{
+	IdgenConfig *cfg = &idgen_shared->config;
+	bool		ours;
+
+	idgen_config_begin();
+	ours = cfg->state == IDGEN_STATE_ACTIVE && cfg->generation == generation;
+	if (ours)
+	{
+		cfg->hw_ms = Max(cfg->hw_ms, hw_unix_ms - cfg->origin_unix_ms);
+		idgen_set_limit(cfg);
+	}
+	idgen_config_end();
+	return ours;
+}
+
 /* Stop issuing: the lease is gone, fenced, or not yet had. */
 void
 idgen_publish_lease_state(IdgenState state, const char *reason)

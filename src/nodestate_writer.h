@@ -2,7 +2,9 @@
  * nodestate_writer.h - the writer API of the node's shared state
  *
  * Called by the background worker (src/worker/) and by the operator's SQL
- * functions (adt/sql_admin.c), never on the generators' path.  Each call
+ * functions (adt/sql_admin.c); on the generators' path only to publish a
+ * mark a generator raised itself (idgen_publish_mark, localmark.h), which
+ * is off the fast path.  Each call
  * takes the node's lock; the configuration changes are seqlock writes
  * (nodestate.h has the protocol).
  */
@@ -42,6 +44,11 @@ extern void idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 /* renewed: a later validity; else only a new mark or a shorter window */
 extern void idgen_publish_renewal(const IdgenLease *lease, bool renewed);
 extern void idgen_publish_lease_state(IdgenState state, const char *reason);
+/*
+ * A durable mark raised for the lease of this generation; false, and
+ * nothing changed, when another lease (or none) is in force now.
+ */
+extern bool idgen_publish_mark(int64 generation, int64 hw_unix_ms);
 extern bool idgen_yield_lease(const char *owner, int region, int worker,
 							  int64 generation, const char *reason);
 extern bool idgen_take_yield(int first_worker, int64 generation);

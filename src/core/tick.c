@@ -58,3 +58,15 @@ idgen_limit_passed(const IdgenIssueLimits *l, int64_t end_ms)
 		return IDGEN_LIMIT_LEASE;
 	return IDGEN_LIMIT_MARK;
 }
+
+int64_t
+idgen_mark_reserve_ms(int max_drift_ms)
+{
+	return max_drift_ms / 2 > 50 ? max_drift_ms / 2 : 50;
+}
+
+int64_t
+idgen_mark_soft_ms(int max_drift_ms)
+{
+	return idgen_mark_reserve_ms(max_drift_ms) / 4;
+}

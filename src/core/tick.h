@@ -187,4 +187,16 @@ extern int64_t idgen_issue_limit(const IdgenIssueLimits *l);
 extern IdgenLimitKind idgen_limit_passed(const IdgenIssueLimits *l,
 										 int64_t end_ms);
 
+/*
+ * The node's durable mark is kept this far ahead of demand (half of
+ * max_drift, at least 50 ms): a node restarting after a crash starts above
+ * the mark, so a mark within max_drift of the clock lets it issue at once.
+ * A raise is due when less than half the reserve is left.  Once less than
+ * a quarter is left the mark's keeper is late, and the generators leave
+ * the fast path to raise it themselves (src/localmark.h): their soft limit
+ * is the mark less that quarter.
+ */
+extern int64_t idgen_mark_reserve_ms(int max_drift_ms);
+extern int64_t idgen_mark_soft_ms(int max_drift_ms);
+
 #endif							/* IDGEN_TICK_H */

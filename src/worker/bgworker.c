@@ -39,10 +39,11 @@
  *   audit.c       the queue of records for the registry's audit log;
  *   leaseanswer.c what an answer says besides the lease: skew, epochs,
  *                 the registry's incarnation;
- *   localmark.c   the node's own durable high-water mark.
+ * and, in the node runtime, localmark.c: the node's own durable
+ * high-water mark, which the generators raise too when this worker is late.
  *
  * They share the worker's state (worker.h) and call only downwards: this
- * file calls all of them, lease.c the five others, leaseanswer.c and
+ * file calls all of them, lease.c the four others, leaseanswer.c and
  * clockwatch.c audit.c; none calls back.
  *
  * Each unit of work is its own transaction.  An error in one is logged and
@@ -245,7 +246,7 @@ idgen_bgworker_main(Datum main_arg)
 	/* a restarted worker keeps what its predecessor trusted */
 	idgen_pace_init(&w.pace, idgen_pace_trusted_offset());
 	w.remote = registry_is_remote();
-	w.local_hw = localmark_read();
+	(void) localmark_load();
 	the_worker = &w;
 	registry_init(stop_requested, while_waiting);
 	idgen_set_bgworker(IDGEN_MY_PROC_INDEX, w.owner);

@@ -3,8 +3,9 @@
  *
  * The loop is here (bgworker.c); the work of each step is in lease.c (the
  * lease protocol), clockwatch.c (the clocks), nodelocal.c (the node's own
- * tables), audit.c (the audit queue) and localmark.c (the local high-water
- * note), which share the worker's state through worker.h.
+ * tables) and audit.c (the audit queue), which share the worker's state
+ * through worker.h; the local high-water note is the node runtime's
+ * localmark.c, shared with the generators.
  */
 #ifndef IDGEN_BGWORKER_H
 #define IDGEN_BGWORKER_H

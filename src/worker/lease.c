@@ -79,6 +79,13 @@ SQL_TS(6) ")";
 static const char *const release_sql =
 "SELECT idgen.release_node_lease($1, $2::integer, $3::integer, $4::integer, $5::bigint)";
 
+/*
+ * How long a lease's first raise of the mark waits for a generator that is
+ * writing it: a frozen one fails the unit, which is retried, instead of
+ * holding the worker up for good.
+ */
+#define IDGEN_MARK_WAIT_MS 2000
+
 /* the registry's extension version as major * 100 + minor */
 #define REGISTRY_FLEET_VERSION 5
 #define REGISTRY_V2_VERSION 6
@@ -88,37 +95,6 @@ static char *
 int_text(int64 v)
 {
 	return psprintf(INT64_FORMAT, v);
-}
-
-/*
- * How far ahead of issued time the durable high-water mark is kept: half
- * of max_drift.  A node restarting after a crash starts above the mark, so
- * keeping it within max_drift of the clock lets it issue at once instead
- * of waiting for the clock to catch up; the generator wakes us when it
- * gets close to the mark, so a short reserve costs a wait of one commit at
- * worst.
- */
-static int64
-hw_reserve(void)
-{
-	return Max(idgen_max_drift_ms / 2, 50);
-}
-
-/* the newest time the generators have used or asked for */
-static int64
-hw_demand(void)
-{
-	int64		now = idgen_wall_unix_ms();
-	int64		logical = idgen_logical_unix_ms();
-	int64		wanted = idgen_hw_wanted_unix_ms();
-
-	return Max(Max(now, logical), wanted);
-}
-
-static int64
-hw_target(void)
-{
-	return hw_demand() + hw_reserve();
 }
 
 /*
@@ -221,7 +197,7 @@ lease_try_acquire(IdgenWorker *w)
 	IdgenEpochList epochs;
 	char		misfit[256];
 	char		split[320];
-	int64		issued_floor = w->local_hw;
+	int64		issued_floor;
 
 	nodelocal_prepare(w);
 	registry_begin("idgen: leasing a worker id");
@@ -245,8 +221,8 @@ lease_try_acquire(IdgenWorker *w)
 	p[6] = int_text(w->worker_bits);
 	p[7] = int_text(sent);
 	p[8] = int_text(idgen_lease_ttl_ms);
-	p[9] = int_text(hw_target());
-	p[10] = w->local_hw >= 0 ? int_text(w->local_hw) : NULL;
+	p[9] = int_text(localmark_target_unix_ms());
+	p[10] = localmark_durable() >= 0 ? int_text(localmark_durable()) : NULL;
 	p[11] = int_text(IDGEN_LOCAL_SLACK_MS);
 	p[12] = w->remote ? "true" : "false";
 	p[13] = int_text(drift_allowance_ms());
@@ -324,6 +300,8 @@ lease_try_acquire(IdgenWorker *w)
 	}
 	lease.generation = answer_int(registry_value(rows, 0, 1));
 	lease.hw_unix_ms = answer_int(registry_value(rows, 0, 2));
+	/* read now: generators may have raised it under a lease still in force */
+	issued_floor = localmark_durable();
 	lease.start_after_unix_ms = registry_value(rows, 0, 3) ?
 		answer_int(registry_value(rows, 0, 3)) : -1;
 	/* a mark above our own IDs and ahead of the clock is another holder's */
@@ -364,9 +342,14 @@ lease_try_acquire(IdgenWorker *w)
 	 * The generator issues up to the node's own durable mark, never the
 	 * registry's (R3): above the new lease's floor before it is published.
 	 */
-	localmark_set(w, Max(hw_target(), Max(lease.start_after_unix_ms,
-										 lease.hw_unix_ms) + hw_reserve()));
-	lease.hw_unix_ms = w->local_hw;
+	if (!localmark_raise(Max(localmark_target_unix_ms(),
+							 Max(lease.start_after_unix_ms, lease.hw_unix_ms) +
+							 localmark_reserve_ms()),
+						 IDGEN_MARK_WAIT_MS, ERROR))
+		ereport(ERROR,
+				(errmsg("idgen: could not raise the node's high-water mark: another process has held it for %d ms",
+						IDGEN_MARK_WAIT_MS)));
+	lease.hw_unix_ms = localmark_durable();
 	w->renew_sent_mono = sent_mono;
 
 	/* published only once the lease and its high-water mark are durable */
@@ -420,11 +403,15 @@ lease_keep(IdgenWorker *w)
 	}
 	/* a clock the registry disagrees with does not move the mark */
 	if (idgen_lease_state() != IDGEN_STATE_CLOCK_SKEW &&
-		mono < w->lease.valid_until_mono_ms &&
-		w->local_hw - hw_demand() < hw_reserve() / 2)
+		mono < w->lease.valid_until_mono_ms && localmark_low())
 	{
-		localmark_set(w, hw_target());
-		w->lease.hw_unix_ms = w->local_hw;
+		/* a generator holding the mark's lock is raising it already */
+		(void) localmark_raise(localmark_target_unix_ms(), 0, ERROR);
+		changed = true;
+	}
+	if (localmark_durable() > w->lease.hw_unix_ms)
+	{
+		w->lease.hw_unix_ms = localmark_durable();
 		changed = true;
 	}
 	if (changed)
@@ -443,7 +430,7 @@ release_rows(IdgenWorker *w)
 	p[2] = int_text(w->lease.first_worker);
 	p[3] = int_text(w->worker_count);
 	p[4] = int_text(w->lease.generation);
-	p[5] = int_text(Max(w->local_hw, w->lease.hw_unix_ms));
+	p[5] = int_text(Max(localmark_durable(), w->lease.hw_unix_ms));
 	registry_exec(v2 ? release_sql_06 : release_sql, v2 ? 6 : 5, p);
 }
 
@@ -511,7 +498,7 @@ lease_renew(IdgenWorker *w)
 	 * The registry's mark is told what the node's own allows, best effort
 	 * (a clean successor may start lower): it no longer gates issuing.
 	 */
-	p[7] = int_text(Max(w->local_hw, w->lease.hw_unix_ms));
+	p[7] = int_text(Max(localmark_durable(), w->lease.hw_unix_ms));
 	/* the fleet view shows what idgen_status() shows, a wait for the clock too */
 	p[8] = idgen_operator_disabled() ? "disabled" :
 		state == IDGEN_STATE_ACTIVE && idgen_logical_clock_ahead() ?

@@ -3,7 +3,7 @@
  *
  * One IdgenWorker lives on the stack of idgen_bgworker_main() for the life
  * of the process; the worker's modules (bgworker.c, lease.c, clockwatch.c,
- * nodelocal.c, audit.c, localmark.c, leaseanswer.c) each read and write
+ * nodelocal.c, audit.c, leaseanswer.c) each read and write
  * their part of it.
  * Only the worker process has one, so nothing here is shared memory and
  * nothing needs a lock.
@@ -56,7 +56,6 @@ typedef struct IdgenWorker
 	IdgenPace	pace;			/* which steps of the wall clock are followed */
 	bool		skewed;			/* clocks beyond idgen.max_skew */
 	char		skew_reason[256];
-	int64		local_hw;		/* what the local file says; -1: none */
 	int64		renew_sent_mono;	/* idgen_pace_clock_ms() the last renewal was sent at */
 	char		incarnation[64];	/* the registry's, as its last answer said */
 	char		prev_incarnation[64];	/* the one before it changed; "": none */

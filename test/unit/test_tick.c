@@ -724,6 +724,35 @@ test_issue_limit(void)
 	unit_context("");
 }
 
+/*
+ * The mark's reserve and the fast path's soft margin: the soft limit lies
+ * below the mark and above the point where a raise is due, so a healthy
+ * keeper raises the mark before any generator leaves the fast path for
+ * it, and a late one leaves room for a raise before a call must wait.
+ */
+static void
+test_mark_reserve(void)
+{
+	int			drift;
+
+	unit_context("mark reserve");
+	CHECK_I64(idgen_mark_reserve_ms(1000), ==, 500);
+	CHECK_I64(idgen_mark_soft_ms(1000), ==, 125);
+	CHECK_I64(idgen_mark_reserve_ms(0), ==, 50);
+	CHECK_I64(idgen_mark_reserve_ms(60), ==, 50);
+	for (drift = 0; drift <= 3600 * 1000; drift += drift < 2000 ? 1 : 997)
+	{
+		int64_t		reserve = idgen_mark_reserve_ms(drift);
+		int64_t		soft = idgen_mark_soft_ms(drift);
+
+		CHECK_I64(reserve, >=, 50);
+		CHECK_I64(reserve, <=, drift > 100 ? drift : 100);
+		CHECK_I64(soft, >, 0);
+		CHECK_I64(soft, <, reserve / 2);
+	}
+	unit_context("");
+}
+
 int
 main(void)
 {
@@ -737,5 +766,6 @@ main(void)
 	test_simulation();
 	test_issue_window();
 	test_issue_limit();
+	test_mark_reserve();
 	return unit_finish("test_tick");
 }
