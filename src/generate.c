@@ -263,7 +263,8 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 	int64		lease_wait_started = -1;
 	/* how long the worker has to raise the mark before the caller does */
 	int			mark_grace_ms = idgen_max_clock_wait_ms / 4;
-	bool		tried_raise = false;
+	/* one raise of the mark a call; -1: none tried */
+	int			raise_result = -1;
 
 	idgen_require_loaded();
 	/* once out of recovery a backend never goes back: ask only until then */
@@ -387,9 +388,8 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 			 * to wait for it.  Never waits for the lock, whoever holds it
 			 * is raising it; these IDs are below the mark already.
 			 */
-			if ((int64) (res.last >> cfg.counter_bits) > cfg.limit_ms && !tried_raise)
+			if ((int64) (res.last >> cfg.counter_bits) > cfg.limit_ms && raise_result < 0)
 			{
-				tried_raise = true;
 				idgen_wake_bgworker();
 				(void) localmark_raise_for_lease(cfg.generation, 0);
 			}
@@ -468,11 +468,11 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 						 * generator raises the mark itself, by the worker's
 						 * rule (localmark.h); one try per call.
 						 */
-						if (!tried_raise)
+						if (raise_result < 0)
 						{
-							tried_raise = true;
-							if (localmark_raise_for_lease(cfg.generation,
-														  idgen_max_clock_wait_ms - mark_grace_ms))
+							raise_result = localmark_raise_for_lease(cfg.generation,
+																	 idgen_max_clock_wait_ms - mark_grace_ms);
+							if (raise_result == LOCALMARK_RAISED)
 								continue;
 						}
 						if (idgen_wait_step(&lease_wait_started, idgen_max_clock_wait_ms, 5))
@@ -482,10 +482,12 @@ idgen_reserve_slow(uint64 count, IdgenBatch *batch)
 								(errcode(IDGEN_ERRCODE_HIGH_WATER),
 								 errmsg("idgen high-water mark was not raised in time"),
 								 cfg.hw_ms >= now_ms ?
-								 errdetail("IDs are issued only up to a time made durable on this node first; it stands %lld ms ahead of the clock, too little for this request.",
-										   (long long) (cfg.hw_ms - now_ms)) :
-								 errdetail("IDs are issued only up to a time made durable on this node first; it stands %lld ms behind the clock.",
-										   (long long) (now_ms - cfg.hw_ms)),
+								 errdetail("IDs are issued only up to a time made durable on this node first; it stands %lld ms ahead of the clock, too little for this request, and this call could not raise it: %s.",
+										   (long long) (cfg.hw_ms - now_ms),
+										   localmark_raise_problem(raise_result)) :
+								 errdetail("IDs are issued only up to a time made durable on this node first; it stands %lld ms behind the clock, and this call could not raise it: %s.",
+										   (long long) (now_ms - cfg.hw_ms),
+										   localmark_raise_problem(raise_result)),
 								 errhint("Check the idgen background worker and its registry (%s) in the server log.",
 										 registry_display())));
 				}

@@ -130,33 +130,53 @@ write_file(int64 mark, int elevel)
 	return true;
 }
 
-bool
+LocalmarkRaise
 localmark_raise(int64 mark, int wait_ms, int elevel)
 {
 	LWLock	   *lock = idgen_shared->mark_lock;
 	int64		deadline = idgen_monotonic_ms() + Max(wait_ms, 0);
-	bool		raised;
+	bool		written;
 
 	/* a writer that holds the lock may be writing enough for us too */
 	while (localmark_durable() < mark)
 	{
 		if (LWLockConditionalAcquire(lock, LW_EXCLUSIVE))
 		{
-			raised = localmark_durable() >= mark || write_file(mark, elevel);
+			written = localmark_durable() >= mark || write_file(mark, elevel);
 			LWLockRelease(lock);
-			return raised;
+			return written ? LOCALMARK_RAISED : LOCALMARK_WRITE_FAILED;
 		}
 		if (idgen_monotonic_ms() >= deadline)
-			return false;
+			return LOCALMARK_BUSY;
 		pg_usleep(1000L);
 	}
-	return true;
+	return LOCALMARK_RAISED;
 }
 
-bool
+LocalmarkRaise
 localmark_raise_for_lease(int64 generation, int wait_ms)
 {
-	if (!localmark_raise(localmark_target_unix_ms(), wait_ms, LOG))
-		return false;
-	return idgen_publish_mark(generation, localmark_durable());
+	LocalmarkRaise result = localmark_raise(localmark_target_unix_ms(), wait_ms, LOG);
+
+	if (result == LOCALMARK_RAISED &&
+		!idgen_publish_mark(generation, localmark_durable()))
+		result = LOCALMARK_LEASE_CHANGED;
+	return result;
+}
+
+const char *
+localmark_raise_problem(LocalmarkRaise result)
+{
+	switch (result)
+	{
+		case LOCALMARK_RAISED:
+			break;
+		case LOCALMARK_BUSY:
+			return "another process was writing the mark all the while";
+		case LOCALMARK_WRITE_FAILED:
+			return "the mark's file could not be written (see the server log)";
+		case LOCALMARK_LEASE_CHANGED:
+			return "the lease changed meanwhile";
+	}
+	return "the mark was raised, too late";
 }

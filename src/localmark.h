@@ -48,19 +48,30 @@ extern int64 localmark_target_unix_ms(void);
 /* the mark is due a raise: less than half the reserve is left */
 extern bool localmark_low(void);
 
+/* what a raise came to */
+typedef enum LocalmarkRaise
+{
+	LOCALMARK_RAISED,			/* durable at least as asked (and published) */
+	LOCALMARK_BUSY,				/* another writer held the lock past the wait */
+	LOCALMARK_WRITE_FAILED,		/* the file could not be written (logged) */
+	LOCALMARK_LEASE_CHANGED		/* durable, but another lease (or none) is in
+								 * force now: not published */
+} LocalmarkRaise;
+
 /*
  * Make the mark at least mark, durably.  Waits up to wait_ms for another
- * writer; a failed write is reported at elevel (ERROR raises).  Returns
- * whether the durable mark is now at least mark.
+ * writer; a failed write is reported at elevel (ERROR raises).
  */
-extern bool localmark_raise(int64 mark, int wait_ms, int elevel);
+extern LocalmarkRaise localmark_raise(int64 mark, int wait_ms, int elevel);
 
 /*
  * A generator's raise, for the lease of the given generation: to the
  * target, then published to the configuration if that lease is still the
- * one in force.  Errors are logged, never raised.  Returns whether the
- * configuration now carries the raised mark.
+ * one in force.  Errors are logged, never raised.
  */
-extern bool localmark_raise_for_lease(int64 generation, int wait_ms);
+extern LocalmarkRaise localmark_raise_for_lease(int64 generation, int wait_ms);
+
+/* what went wrong, for a refusal's detail */
+extern const char *localmark_raise_problem(LocalmarkRaise result);
 
 #endif							/* IDGEN_LOCALMARK_H */

@@ -342,10 +342,10 @@ lease_try_acquire(IdgenWorker *w)
 	 * The generator issues up to the node's own durable mark, never the
 	 * registry's (R3): above the new lease's floor before it is published.
 	 */
-	if (!localmark_raise(Max(localmark_target_unix_ms(),
-							 Max(lease.start_after_unix_ms, lease.hw_unix_ms) +
-							 localmark_reserve_ms()),
-						 IDGEN_MARK_WAIT_MS, ERROR))
+	if (localmark_raise(Max(localmark_target_unix_ms(),
+							Max(lease.start_after_unix_ms, lease.hw_unix_ms) +
+							localmark_reserve_ms()),
+						IDGEN_MARK_WAIT_MS, ERROR) != LOCALMARK_RAISED)
 		ereport(ERROR,
 				(errmsg("idgen: could not raise the node's high-water mark: another process has held it for %d ms",
 						IDGEN_MARK_WAIT_MS)));
