@@ -2,7 +2,7 @@
 # the gateway included.
 
 EXTENSION  = idgen
-EXTVERSION = 0.8
+EXTVERSION = 0.9
 
 # the header rule below comes before PGXS's own targets: plain `make` still
 # means `make all`
