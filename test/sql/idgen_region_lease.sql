@@ -35,6 +35,7 @@ SELECT idgen_lease_region('test-region-a', 1, interval '9 s');
 SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-a', 1, interval '9 s')$$) AS ttl_9s;
 SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-a', 1, interval '25 hours')$$) AS ttl_25h;
 SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-a', 1, interval '1 hour', interval '-1 s')$$) AS negative_allowance;
+SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-a', 1, interval '1 hour', interval '3 hours 1 s')$$) AS allowance_above_3h;
 SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-a', 8, interval '1 hour')$$) AS region_8;
 SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-a', -1, interval '1 hour')$$) AS region_minus_1;
 SELECT pg_temp.try($$SELECT idgen_lease_region('', 1, interval '1 hour')$$) AS empty_owner;
@@ -120,10 +121,38 @@ SELECT owner, generation > :a_gen AS generation_raised, live,
 FROM idgen.regions WHERE region = 1;
 SELECT pg_temp.try(format('SELECT idgen_renew_region(1, %s)', :a_gen)) AS fenced_renewal;
 SELECT pg_temp.try(format('SELECT idgen_release_region(1, %s)', :a_gen)) AS fenced_release;
+-- a fence frees the region only at the fenced lease's end on the root's
+-- clock, to its owner as well: a root that lost the fence and a grant
+-- after it must find the fenced lease run out in its copy, or the fenced
+-- owner would renew it there while the new owner holds the region (G1)
+SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-b', 1, interval '1 hour')$$) AS other_before_fenced_end;
+SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-a', 1, interval '1 hour')$$) AS owner_before_fenced_end;
+SET idgen.test_clock_offset = '2 h';
 SELECT generation AS e_gen, start_after = :'f_until'::timestamptz + interval '2 s' AS starts_above_fence
 FROM idgen_lease_region('test-region-b', 1, interval '1 hour') \gset
 \echo :starts_above_fence
+RESET idgen.test_clock_offset;
 SELECT :e_gen > :a_gen + 1 AS generation_above_fence;
+
+-- the fence and the grant after it lost (the root failed over to a copy
+-- without them, or was restored from a dump taken before them): in the
+-- copy the fenced owner's lease has run out by the time anyone else could
+-- be granted the region, so its renewal is refused in the hold too (G1, G3)
+SELECT generation AS k_gen FROM idgen_lease_region('test-region-a', 7, interval '1 hour') \gset
+CREATE TEMP TABLE region_copy AS SELECT * FROM idgen.region_lease WHERE region = 7;
+SELECT idgen_fence_region(7);
+SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-b', 7, interval '1 hour')$$) AS other_after_fence;
+SET idgen.test_clock_offset = '2 h';
+SELECT generation IS NOT NULL AS granted_at_fenced_end FROM idgen_lease_region('test-region-b', 7, interval '1 hour');
+BEGIN;
+UPDATE idgen.region_lease AS x
+SET owner = c.owner, generation = c.generation, lease_until = c.lease_until, high_water = c.high_water,
+    grant_floor = c.grant_floor, ttl = c.ttl, allowance = c.allowance
+FROM region_copy AS c WHERE x.region = c.region;
+UPDATE idgen.registry_incarnation SET since = idgen.clock();
+SELECT pg_temp.try(format('SELECT idgen_renew_region(7, %s, %L)', :k_gen, 'test-region-a')) AS fenced_owner_renews_copy;
+ROLLBACK;
+RESET idgen.test_clock_offset;
 
 -- release (G6's last step, G2): the final mark is the next owner's floor;
 -- a mark below the floor the grant started above lowers nothing
@@ -151,11 +180,38 @@ SELECT generation AS i_gen FROM idgen_lease_region('test-region-a', 4, interval 
 BEGIN;
 UPDATE idgen.registry_incarnation SET since = idgen.clock();
 SELECT idgen.region_hold_until() >= idgen.clock() + interval '1 day' AS holds_a_day;
+-- a grant the root lost may have had any allowance a grant may have (at
+-- most 3 hours, below): the hold covers it, whatever the rows it has say
+SELECT idgen.region_hold_until() >= since + interval '27 hours' AS holds_past_any_allowance
+FROM idgen.registry_incarnation;
 SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-b', 5, interval '1 hour')$$) AS grant_in_hold;
 SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-a', 4, interval '1 hour')$$) AS same_owner_in_hold;
 SELECT idgen_renew_region(4, :i_gen) IS NOT NULL AS renewal_in_hold;
 ROLLBACK;
 SELECT idgen.region_hold_until() AS hold_now;
+
+-- the ttl counts in seconds on every clock, whatever the session's time
+-- zone: a 1-day lease across a change to daylight saving time ends
+-- 86,400 s after the root's clock read at the grant, as the owner counts
+-- it from its request (G1), and so do its renewals and the hold (G3)
+SET TimeZone = 'Europe/Berlin';
+SELECT extract(epoch FROM timestamptz '2030-03-30 12:00:00+01' - idgen.clock()) * 1000 AS to_dst_ms \gset
+SELECT set_config('idgen.test_clock_offset_days', floor(:to_dst_ms / 86400000)::bigint::text, false) IS NOT NULL AS days_set,
+       set_config('idgen.test_clock_offset',
+                  round(:to_dst_ms - floor(:to_dst_ms / 86400000) * 86400000)::bigint::text, false) IS NOT NULL AS ms_set;
+SELECT generation AS m_gen FROM idgen_lease_region('test-region-a', 0, interval '1 day') \gset
+SELECT extract(epoch FROM lease_until - acquired_at) AS lease_seconds, extract(epoch FROM ttl) AS ttl_seconds
+FROM idgen.region_lease WHERE region = 0;
+SELECT idgen_renew_region(0, :m_gen) IS NOT NULL AS renewed;
+SELECT extract(epoch FROM lease_until - renewed_at) AS renewed_seconds FROM idgen.region_lease WHERE region = 0;
+BEGIN;
+UPDATE idgen.registry_incarnation SET since = idgen.clock();
+SELECT extract(epoch FROM idgen.region_hold_until() - since) >= 86400 + 3 * 3600 AS hold_seconds_cover_a_day
+FROM idgen.registry_incarnation;
+ROLLBACK;
+RESET idgen.test_clock_offset;
+RESET idgen.test_clock_offset_days;
+RESET TimeZone;
 
 -- privileges: PUBLIC may call none of it; idgen_grant_region_registry()
 -- gives a role the three calls of a regional registry, not the fence or
@@ -187,6 +243,16 @@ SELECT idgen_release_region(6, :j_gen, 'test-region-c', idgen.clock());
 SELECT pg_temp.try($$SELECT idgen_fence_region(6)$$) AS registry_fences;
 SELECT pg_temp.try($$SELECT * FROM idgen.regions$$) AS registry_reads_view;
 RESET ROLE;
+-- a node's role (idgen_grant_node) calls none of it either, and its lease
+-- path's incarnation check runs as before
+CREATE ROLE idgen_region_node;
+SELECT count(*) > 0 AS node_granted FROM idgen_grant_node('idgen_region_node');
+SET ROLE idgen_region_node;
+SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-n', 6, interval '1 hour')$$) AS node_leases_region;
+SELECT pg_temp.try($$SELECT idgen_fence_region(6)$$) AS node_fences;
+SELECT pg_temp.try($$SELECT idgen.region_hold_until()$$) AS node_reads_hold;
+SELECT pg_temp.try($$SELECT idgen.registry_incarnation_check()$$) AS node_incarnation_check;
+RESET ROLE;
 
 -- every grant, release and fence is in the audit log
 SELECT action, count(*) FROM idgen.audit_log
@@ -197,4 +263,6 @@ GROUP BY action ORDER BY action COLLATE "C";
 DROP OWNED BY idgen_region_registry;
 DROP ROLE idgen_region_registry;
 DROP ROLE idgen_region_nobody;
+DROP OWNED BY idgen_region_node;
+DROP ROLE idgen_region_node;
 DELETE FROM idgen.region_lease;
