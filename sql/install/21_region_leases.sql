@@ -7,8 +7,11 @@
 -- =====================================================================
 
 /*
- * One row per region the root has ever leased.  owner and lease_until are
- * NULL when nobody holds the region (never leased, released, fenced).
+ * One row per region the root has ever leased.  owner is NULL when nobody
+ * holds the region (never leased, released, fenced); lease_until is NULL
+ * when it is free, and a fenced row keeps the fenced lease's end, before
+ * which nobody is granted the region (a root that lost the fence and a
+ * grant after it finds that lease run out in its copy, G1).
  * high_water is the region's floor: the next owner's nodes start above it
  * (a grant sets it to the floor it starts above, renewals raise it to the
  * owner's mark, a release to the final mark, a fence to the lease's end
@@ -27,12 +30,12 @@ CREATE TABLE idgen.region_lease (
     confirmed_epoch integer,
     acquired_at     timestamptz,
     renewed_at      timestamptz,
-    CHECK ((owner IS NULL) = (lease_until IS NULL))
+    CHECK (owner IS NULL OR lease_until IS NOT NULL)
 );
 COMMENT ON TABLE idgen.region_lease IS 'the root registry''s region leases: which regional registry owns each region, at which generation, until when, and the floor its successor starts above';
 COMMENT ON COLUMN idgen.region_lease.owner IS 'the regional registry holding the region (a name that survives its restarts and failovers); NULL: free';
 COMMENT ON COLUMN idgen.region_lease.generation IS 'fencing token of the current grant: renewals and the release must name it; a fence raises it';
-COMMENT ON COLUMN idgen.region_lease.lease_until IS 'end of the lease by the root''s clock (idgen.clock()); the owner counts its own validity from its request';
+COMMENT ON COLUMN idgen.region_lease.lease_until IS 'end of the lease by the root''s clock (idgen.clock()); the owner counts its own validity from its request; kept by a fence, before which nobody is granted the region';
 COMMENT ON COLUMN idgen.region_lease.high_water IS 'the region''s floor: no ID of the region lies above it under an earlier owner (with lease_until plus allowance for a lease not given back)';
 COMMENT ON COLUMN idgen.region_lease.grant_floor IS 'the floor the current grant started above (start_after), answered again when the same owner leases again';
 COMMENT ON COLUMN idgen.region_lease.ttl IS 'the lease''s length, which each renewal runs again';
@@ -57,9 +60,11 @@ GRANT SELECT ON idgen.regions TO pg_monitor;
  * change of its incarnation (a restart, a promotion, a restore: each may
  * have lost region grants and renewals the owners saw committed).  A lost
  * lease ran at most the longest ttl from the change (a region lease is at
- * most 1 day) and its IDs at most its allowance past that: the largest
- * the root knows, at least its own for a 1-day lease.  No change ever
- * recorded (since NULL): no hold.
+ * most 1 day) and its IDs at most its allowance past that: a lost grant's
+ * allowance is unknown here, so the most a grant may be given (3 hours),
+ * or more if the rows or the root's own for a 1-day lease say so.  Counted
+ * in seconds, in any time zone.  No change ever recorded (since NULL): no
+ * hold.
  */
 \ir ../udfs/region_hold_until/latest.sql
 COMMENT ON FUNCTION idgen.region_hold_until() IS 'until when the root grants no region after a change of its incarnation (-infinity: no hold)';
@@ -67,7 +72,8 @@ REVOKE ALL ON FUNCTION idgen.region_hold_until() FROM PUBLIC;
 
 /*
  * Lease a region to a regional registry (owner) for ttl (10 s to 1 day),
- * with the owner's allowance (default: the root's own drift allowance).
+ * with the owner's allowance (at most 3 hours; default: the root's own
+ * drift allowance), both counted in seconds.
  * Answers the generation, the lease's end on the root's clock and the floor
  * above which the region's IDs must lie (start_after); the owner counts its
  * validity from its request (G1, CLOCK_BOOTTIME on its side).  Refused
@@ -102,8 +108,9 @@ REVOKE ALL ON FUNCTION @extschema@.idgen_release_region(integer, bigint, text, t
 
 /*
  * Operator repair: end a region lease and raise its generation, so the
- * owner's next renewal fails and it stops granting there; the next owner
- * starts above the old lease's end plus its allowance (G1, G2).
+ * owner's next renewal fails and it stops granting there; the region is
+ * granted again once the fenced lease's end has passed on the root's clock,
+ * above that end plus its allowance (G1, G2).
  */
 \ir ../udfs/idgen_fence_region/latest.sql
 COMMENT ON FUNCTION @extschema@.idgen_fence_region(integer) IS 'operator repair on the root: end a region lease and bump its generation so its owner''s renewals fail';

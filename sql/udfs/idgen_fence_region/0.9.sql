@@ -20,9 +20,12 @@ BEGIN
     -- the owner's renewals and release name the old generation and fail
     -- from now on (G1); its nodes may issue until their leases end, which
     -- is by the region lease's end (G4), so the next owner starts above
-    -- that end plus the owner's allowance (G2)
+    -- that end plus the owner's allowance (G2).  The row keeps that end:
+    -- nobody is granted the region before it (idgen_lease_region), so a
+    -- root that loses this fence and the next grant finds the fenced lease
+    -- run out in its copy and refuses the fenced owner's renewal (G1, G3)
     UPDATE idgen.region_lease AS x
-    SET owner = NULL, lease_until = NULL, generation = idgen.next_generation(x.generation),
+    SET owner = NULL, generation = idgen.next_generation(x.generation),
         high_water = greatest(x.high_water,
                               x.lease_until + coalesce(x.allowance, interval '0'))
     WHERE x.region = p_region

@@ -19,6 +19,11 @@ BEGIN
         RAISE EXCEPTION 'idgen_lease_region() needs an owner, a region and a ttl'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
+    -- in seconds, as the owner counts its validity on its monotonic clock:
+    -- a day added to the root's clock in a time zone with daylight saving
+    -- time may be 23 hours long (G1)
+    p_ttl := make_interval(secs => extract(epoch FROM p_ttl));
+    p_allowance := make_interval(secs => extract(epoch FROM p_allowance));
     IF p_owner = '' OR ctl IS NOT NULL THEN
         RAISE EXCEPTION 'invalid region owner: "%"', p_owner
             USING ERRCODE = 'invalid_parameter_value',
@@ -39,10 +44,15 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   DETAIL = 'After a restart, failover or restore the root grants no region until every region lease it may have lost has run out; the longest ttl bounds that hold.';
     END IF;
-    IF p_allowance < interval '0' OR p_allowance > interval '1 day' THEN
-        RAISE EXCEPTION 'a region owner''s allowance must lie between 0 and 1 day, not %', p_allowance
+    -- G3: a grant the root loses in a failover or restore leaves IDs up to
+    -- its allowance past its end, which the hold must cover without knowing
+    -- it (idgen.region_hold_until()).  3 hours covers the most any honest
+    -- setting asks: the nodes' max_drift (at most 1 h) plus their max_skew
+    -- or lease ttl (at most 1 h), plus the owner's skew to the root
+    IF p_allowance < interval '0' OR p_allowance > interval '3 hours' THEN
+        RAISE EXCEPTION 'a region owner''s allowance must lie between 0 and 3 hours, not %', p_allowance
             USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = 'The allowance is how far past its region lease''s end the IDs of the region''s nodes may lie (their max_drift plus max_skew, and the regional registry''s skew to the root).';
+                  DETAIL = 'The allowance is how far past its region lease''s end the IDs of the region''s nodes may lie (their max_drift plus max_skew, and the regional registry''s skew to the root); the root''s hold after a failover covers at most 3 hours of it.';
     END IF;
     -- the narrowest region field of the layout in force and every later one
     SELECT pg_catalog.min(e.region_bits) INTO v_region_bits FROM idgen.epoch AS e
@@ -99,19 +109,27 @@ BEGIN
     END IF;
 
     -- G1: a region another owner holds, not run out on the root's clock,
-    -- is not granted
+    -- is not granted; nor one fenced before its fenced lease's end, to
+    -- nobody, its owner neither: a root that lost the fence and this grant
+    -- must find that lease run out in its copy, or the fenced owner would
+    -- renew it there (G3 lets renewals go on) while this one holds it
     IF r.owner IS NOT NULL AND r.lease_until > v_now THEN
         RAISE EXCEPTION 'region % is leased to "%" until %', p_region, r.owner, r.lease_until
             USING ERRCODE = 'object_in_use',
                   DETAIL = 'A region has one owner at a time.',
                   HINT = 'Wait for the lease to end; if its owner is gone for good, an operator may fence it with idgen_fence_region().';
+    ELSIF r.lease_until > v_now THEN
+        RAISE EXCEPTION 'region % was fenced: nobody is granted it until %', p_region, r.lease_until
+            USING ERRCODE = 'object_in_use',
+                  DETAIL = 'A fence stops the owner''s renewals at once; the region is granted again once the fenced lease has run out on the root''s clock, and the next owner starts above that end plus its allowance.',
+                  HINT = 'Retry after that time.';
     END IF;
 
     -- G2: a lease not given back (run out) leaves IDs up to its end plus
     -- its owner's allowance; a released or fenced one left its mark in
     -- high_water.  G3: the first grants after a hold start above its end
     start_after := greatest(coalesce(r.high_water, '-infinity'),
-                            CASE WHEN r.owner IS NOT NULL THEN r.lease_until + coalesce(r.allowance, interval '0') END,
+                            r.lease_until + coalesce(r.allowance, interval '0'),
                             CASE WHEN v_hold > '-infinity' THEN v_hold END);
     UPDATE idgen.region_lease AS x
     SET owner = p_owner, generation = idgen.next_generation(x.generation),

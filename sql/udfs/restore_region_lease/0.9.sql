@@ -24,10 +24,11 @@ BEGIN
         RETURN NULL;
     END IF;
     -- two histories of one region: neither holder is kept (each is refused
-    -- at its next renewal and leases again after the hold), the mark covers
+    -- at its next renewal and leases again after the hold), the region is
+    -- granted after neither lease's end, as after a fence, the mark covers
     -- both leases and their allowances, and the generation goes on above both
     UPDATE idgen.region_lease AS x
-    SET owner = NULL, lease_until = NULL,
+    SET owner = NULL, lease_until = greatest(x.lease_until, NEW.lease_until),
         generation = greatest(x.generation, NEW.generation) + 1,
         high_water = greatest(x.high_water, NEW.high_water,
                               x.lease_until + coalesce(x.allowance, interval '0'),
