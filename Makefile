@@ -2,7 +2,7 @@
 # the gateway included.
 
 EXTENSION  = idgen
-EXTVERSION = 0.8
+EXTVERSION = 0.9
 
 # the header rule below comes before PGXS's own targets: plain `make` still
 # means `make all`
@@ -48,7 +48,7 @@ ISOLATION    = generate_concurrent batch_key_concurrent mask_rotation
 ISOLATION_OPTS = --inputdir=test
 # specs that lease workers run in the registry database, postgres, where the
 # background worker creates the extension by itself
-ISOLATION_REGISTRY = lease_concurrent
+ISOLATION_REGISTRY = lease_concurrent region_lease_concurrent
 TAP_TESTS    = 1
 # The TAP files run TAP_JOBS at a time (test/t/README.md): each has its own
 # clusters, ports (from get_free_port, whose lock files in tmp_check/portlock

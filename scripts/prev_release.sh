@@ -8,10 +8,9 @@
 #
 # The previous release is found in the git history of this tree:
 #   - the newest tag vX.Y whose version is at most the tree's
-#     (idgen.control's default_version) and that HEAD contains; or, when no
-#     such tag reached this clone,
-#   - the newest release test/data/releases records (version and commit)
-#     that HEAD contains; or, failing that,
+#     (idgen.control's default_version) and that HEAD contains, or the
+#     newest release test/data/releases records (version and commit) that
+#     HEAD contains, whichever is newer; or, failing both,
 #   - the last commit before default_version last changed on HEAD's
 #     first-parent line: the commit before the one that moved the tree past
 #     that release.
@@ -63,16 +62,18 @@ for tag in $(git -C "$root" tag --list 'v[0-9]*.[0-9]*' --merged HEAD | sort -t.
 		break
 	fi
 done
-# 2. no tag: the newest release test/data/releases records, at or below the
-# tree's version and in HEAD's history
-if [ -z "$commit" ] && [ -f "$root/test/data/releases" ]; then
+# 2. the newest release test/data/releases records, at or below the tree's
+# version and in HEAD's history, when no tag names it or a newer one (a
+# release recorded there before its tag reached this clone)
+if [ -f "$root/test/data/releases" ]; then
 	while read -r v c; do
 		case $v in '' | '#'*) continue ;; esac
 		if version_le "$v" "$tree_version" &&
+			{ [ -z "$version" ] || ! version_le "$v" "$version"; } &&
 			git -C "$root" merge-base --is-ancestor "$c" HEAD 2>/dev/null; then
 			commit=$(git -C "$root" rev-parse "$c^{commit}")
 			version=$v
-			how="no release tag in this clone; test/data/releases names $(git -C "$root" rev-parse --short "$c")"
+			how="test/data/releases names $(git -C "$root" rev-parse --short "$c"), and no tag in this clone names it or a newer release"
 		fi
 	done <"$root/test/data/releases"
 fi

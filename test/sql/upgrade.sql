@@ -261,6 +261,9 @@ SELECT extversion FROM pg_extension WHERE extname = 'idgen';
 ALTER EXTENSION idgen UPDATE TO '0.8';
 SELECT extversion FROM pg_extension WHERE extname = 'idgen';
 
+ALTER EXTENSION idgen UPDATE TO '0.9';
+SELECT extversion FROM pg_extension WHERE extname = 'idgen';
+
 -- the chain ends where a fresh install starts
 SELECT extversion = :'current_version' AS at_current_version FROM pg_extension WHERE extname = 'idgen';
 
