@@ -57,6 +57,7 @@ _PG_init(void)
 
 	settings_define_registry_preload_gucs();
 	settings_define_shape_gucs();
+	settings_define_region_gucs();
 
 	MarkGUCPrefixReserved("idgen");
 

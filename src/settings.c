@@ -117,6 +117,154 @@ settings_define_registry_preload_gucs(void)
 							   check_registry, NULL, NULL);
 }
 
+/*
+ * A regional registry (DESIGN "Regions that stand alone"): the root it
+ * leases its regions from, which regions, for how long.  Empty parent:
+ * no regions are leased and the node lease functions grant as before.
+ */
+char	   *idgen_parent_registry = NULL;
+char	   *idgen_owned_regions = NULL;
+int			idgen_region_lease_ttl_s = 86400;
+
+/* as check_registry: never libpq's complaint, which may quote a password */
+static bool
+check_parent_registry(char **newval, void **extra, GucSource source)
+{
+	char		buf[8];
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+		return true;
+	if (!idgen_conninfo_display(*newval, buf, sizeof(buf)))
+	{
+		GUC_check_errdetail("idgen.parent_registry is not a valid libpq connection string.");
+		return false;
+	}
+	return true;
+}
+
+int
+settings_parse_regions(const char *list, int *regions, int max_regions,
+					   char *why, int why_len)
+{
+	const char *p = list;
+	int			n = 0;
+
+	if (list == NULL)
+		return 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '\0')
+		return 0;
+	for (;;)
+	{
+		long		v = 0;
+		int			digits = 0;
+		int			i;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		while (*p >= '0' && *p <= '9')
+		{
+			v = v * 10 + (*p - '0');
+			if (v >= (1L << IDGEN_MAX_FIELD_BITS))
+			{
+				snprintf(why, why_len, "Region numbers lie between 0 and %d.",
+						 (1 << IDGEN_MAX_FIELD_BITS) - 1);
+				return -1;
+			}
+			p++;
+			digits++;
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (digits == 0 || (*p != ',' && *p != '\0'))
+		{
+			snprintf(why, why_len,
+					 "Expected a comma-separated list of region numbers, such as \"0,3\"; found \"%.20s\".",
+					 *p ? p : "(end)");
+			return -1;
+		}
+		for (i = 0; i < n; i++)
+			if (regions[i] == (int) v)
+			{
+				snprintf(why, why_len, "Region %ld is listed twice.", v);
+				return -1;
+			}
+		if (n >= max_regions)
+		{
+			snprintf(why, why_len, "At most %d regions may be listed.", max_regions);
+			return -1;
+		}
+		regions[n++] = (int) v;
+		if (*p == '\0')
+			return n;
+		p++;
+	}
+}
+
+static bool
+check_owned_regions(char **newval, void **extra, GucSource source)
+{
+	int			regions[IDGEN_MAX_OWNED_REGIONS];
+	char		why[160];
+
+	if (settings_parse_regions(*newval, regions, IDGEN_MAX_OWNED_REGIONS,
+							   why, sizeof(why)) < 0)
+	{
+		GUC_check_errdetail("idgen.owned_regions: %s", why);
+		return false;
+	}
+	return true;
+}
+
+int
+settings_owned_regions(int *regions, int max_regions)
+{
+	char		why[160];
+	int			n = settings_parse_regions(idgen_owned_regions, regions,
+										   max_regions, why, sizeof(why));
+
+	if (n <= 0 && max_regions > 0)
+	{
+		/* empty: the registry's own region */
+		regions[0] = idgen_region_id;
+		n = 1;
+	}
+	return n;
+}
+
+bool
+registry_has_parent(void)
+{
+	return idgen_parent_registry != NULL && idgen_parent_registry[0] != '\0';
+}
+
+void
+settings_define_region_gucs(void)
+{
+	DefineCustomStringVariable("idgen.parent_registry",
+							   "Connection string of the root registry this registry leases its regions from; empty: none.",
+							   "Set on a regional registry only. Its background worker leases the regions of idgen.owned_regions there, and its node lease functions grant only inside them. Keep passwords in a password file: the setting is readable by superusers.",
+							   &idgen_parent_registry,
+							   "",
+							   PGC_POSTMASTER, GUC_SUPERUSER_ONLY,
+							   check_parent_registry, NULL, NULL);
+	DefineCustomStringVariable("idgen.owned_regions",
+							   "Comma-separated regions a regional registry leases from its parent; empty: its own idgen.region_id.",
+							   NULL,
+							   &idgen_owned_regions,
+							   "",
+							   PGC_POSTMASTER, 0,
+							   check_owned_regions, NULL, NULL);
+	DefineCustomIntVariable("idgen.region_lease_ttl",
+							"How long a region lease from the parent registry lasts without renewal.",
+							"Renewed every tenth of it, so an outage of the parent shorter than 70 % of it costs nothing; at least 10 s, at most 1 day.",
+							&idgen_region_lease_ttl_s,
+							86400, 10, 86400,
+							PGC_SIGHUP, GUC_UNIT_S,
+							NULL, NULL, NULL);
+}
+
 bool
 registry_is_remote(void)
 {

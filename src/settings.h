@@ -19,6 +19,12 @@ extern int	idgen_lease_ttl_ms;
 extern char *idgen_database;
 extern char *idgen_registry;
 
+/* a regional registry: its parent (the root) and the regions it leases */
+#define IDGEN_MAX_OWNED_REGIONS 64
+extern char *idgen_parent_registry;
+extern char *idgen_owned_regions;
+extern int	idgen_region_lease_ttl_s;
+
 /* the clock watch of the background worker */
 extern int	idgen_horizon_warning_min;
 extern int	idgen_max_skew_ms;
@@ -28,6 +34,20 @@ extern void settings_define_registry_gucs(void);
 extern void settings_define_clockwatch_gucs(void);
 extern void settings_define_registry_preload_gucs(void);
 extern void settings_define_shape_gucs(void);
+extern void settings_define_region_gucs(void);
+
+/*
+ * A comma list of region numbers into regions[]: their count (0 for an
+ * empty list), or -1 with why (a full sentence) for a bad list.
+ */
+extern int	settings_parse_regions(const char *list, int *regions, int max_regions,
+								   char *why, int why_len);
+
+/* the regions idgen.owned_regions names, or the registry's own: at least 1 */
+extern int	settings_owned_regions(int *regions, int max_regions);
+
+/* idgen.parent_registry is set: a regional registry */
+extern bool registry_has_parent(void);
 
 /* idgen.registry names another server (a fleet), not this instance */
 extern bool registry_is_remote(void);
