@@ -1,0 +1,48 @@
+CREATE OR REPLACE FUNCTION idgen.held_region_bounds(p_region integer, p_now timestamptz,
+    OUT lease_cap timestamptz, OUT start_floor timestamptz)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+$$
+DECLARE
+    h idgen.held_region;
+    v_owned text;
+BEGIN
+    -- a registry without a parent keeps no rows: no bounds, as before 0.9
+    IF NOT EXISTS (SELECT 1 FROM idgen.held_region) THEN
+        RETURN;
+    END IF;
+    SELECT * INTO h FROM idgen.held_region AS r WHERE r.region = p_region;
+    IF NOT FOUND THEN
+        SELECT string_agg(r.region::text, ', ' ORDER BY r.region) INTO v_owned
+        FROM idgen.held_region AS r;
+        RAISE EXCEPTION 'region % is not owned by this registry', p_region
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('This is a regional registry for region(s) %s (idgen.owned_regions); it grants no lease in another region.', v_owned),
+                  HINT = 'Point the node''s idgen.registry (or the gateway''s --registry) at the registry of its own region.';
+    END IF;
+    -- a row copied from another registry (a dump restored elsewhere) is
+    -- not this registry's lease: the owner name is derived from the system
+    IF h.owner IS DISTINCT FROM idgen.region_owner() THEN
+        RAISE EXCEPTION 'region % is leased from the root by "%", not by this registry ("%")',
+                        p_region, h.owner, idgen.region_owner()
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'The row of idgen.held_region came from another registry; this one grants in the region only once its own background worker has leased it.';
+    END IF;
+    IF h.generation IS NULL OR h.valid_until IS NULL THEN
+        RAISE EXCEPTION 'region % lease is not held: %', p_region,
+                        coalesce(h.last_error, 'not yet leased from the root registry')
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'A regional registry grants node and outside leases only inside a region lease it holds from its idgen.parent_registry (G4, docs/regions.md).',
+                  HINT = 'See idgen_region_status() on this registry; the background worker leases the region again as soon as the root answers.';
+    END IF;
+    IF h.valid_until <= p_now THEN
+        RAISE EXCEPTION 'region % lease lapsed at %', p_region, h.valid_until
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The region lease from the root was last renewed at %s%s; no lease in the region may end after it.',
+                                  coalesce(h.renewed_at::text, 'never'),
+                                  coalesce('; last error: ' || h.last_error, '')),
+                  HINT = 'See idgen_region_status() on this registry; the background worker leases the region again as soon as the root answers.';
+    END IF;
+    lease_cap := h.valid_until;
+    start_floor := h.start_after;
+END
+$$;
