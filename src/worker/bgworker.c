@@ -39,12 +39,15 @@
  *   audit.c       the queue of records for the registry's audit log;
  *   leaseanswer.c what an answer says besides the lease: skew, epochs,
  *                 the registry's incarnation;
+ *   regionlease.c on a regional registry (idgen.parent_registry set): its
+ *                 region leases from the root, on a connection of its own;
  * and, in the node runtime, localmark.c: the node's own durable
  * high-water mark, which the generators raise too when this worker is late.
  *
  * They share the worker's state (worker.h) and call only downwards: this
  * file calls all of them, lease.c the four others, leaseanswer.c and
- * clockwatch.c audit.c; none calls back.
+ * clockwatch.c audit.c, regionlease.c lease.c's upkeep of the mark while
+ * it waits for the root; none calls back.
  *
  * Each unit of work is its own transaction.  An error in one is logged and
  * counted, and the next attempt waits a little longer (up to 500 ms);
@@ -80,6 +83,7 @@
 #include "nodelocal.h"
 #include "nodestate_writer.h"
 #include "registry.h"
+#include "regionlease.h"
 
 /* how often the worker takes a step: looks at its lease and the clock */
 #define IDGEN_STEP_MS 100
@@ -194,6 +198,8 @@ worker_step(IdgenWorker *w)
 		audit_flush_unit(w);
 	if (w->have_lease)
 		nodelocal_clean_expired(w);
+	/* last: a slow root delays nothing above (bounded waits, own errors) */
+	regionlease_step(w);
 }
 
 /* generators must not poke the latch of a process that is gone */
@@ -249,6 +255,7 @@ idgen_bgworker_main(Datum main_arg)
 	(void) localmark_load();
 	the_worker = &w;
 	registry_init(stop_requested, while_waiting);
+	regionlease_init(stop_requested);
 	idgen_set_bgworker(IDGEN_MY_PROC_INDEX, w.owner);
 	before_shmem_exit(forget_bgworker, (Datum) 0);
 
@@ -319,6 +326,7 @@ idgen_bgworker_main(Datum main_arg)
 		AbortCurrentTransaction();
 	}
 	PG_END_TRY();
+	regionlease_release_all(&w);
 	registry_close();
 	proc_exit(0);
 }

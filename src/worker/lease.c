@@ -29,10 +29,18 @@
  * registry not yet updated) gets the calls of its version.  Every variant
  * answers the same columns, the last the registry's hold floor (R1a).
  */
+/*
+ * How long the registry granted, by its own clock: the TTL asked, or less
+ * on a regional registry, which never grants past its region lease's
+ * validity (G4, docs/regions.md).  The node counts its validity on that.
+ */
+#define GRANTED_MS_SQL "floor(extract(epoch FROM lease_until - registry_clock) * 1000)::bigint "
+
 static const char *const acquire_sql_06 =
 "SELECT first_worker, generation, " SQL_MS("high_water") ", "
 SQL_MS("start_after") ", " SQL_MS("registry_clock") ", incarnation, "
-"CASE WHEN isfinite(hold_until) THEN " SQL_MS("hold_until") " END, " SQL_REGISTRY_HOLD_FLOOR " "
+"CASE WHEN isfinite(hold_until) THEN " SQL_MS("hold_until") " END, " SQL_REGISTRY_HOLD_FLOOR ", "
+GRANTED_MS_SQL
 "FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
 "$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
 SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean, "
@@ -40,35 +48,36 @@ SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean, "
 
 static const char *const acquire_sql =
 "SELECT first_worker, generation, " SQL_MS("high_water") ", "
-SQL_MS("start_after") ", " SQL_MS("registry_clock") ", NULL::text, NULL::bigint, " SQL_REGISTRY_HOLD_FLOOR " "
+SQL_MS("start_after") ", " SQL_MS("registry_clock") ", NULL::text, NULL::bigint, " SQL_REGISTRY_HOLD_FLOOR ", NULL::bigint "
 "FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
 "$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
 SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms', $13::boolean)";
 
 static const char *const acquire_sql_04 =
 "SELECT first_worker, generation, " SQL_MS("high_water") ", "
-SQL_MS("start_after") ", NULL::bigint, NULL::text, NULL::bigint, " SQL_REGISTRY_HOLD_FLOOR " "
+SQL_MS("start_after") ", NULL::bigint, NULL::text, NULL::bigint, " SQL_REGISTRY_HOLD_FLOOR ", NULL::bigint "
 "FROM idgen.acquire_node_lease($1, $2, $3::integer, $4::integer, $5::integer, "
 "$6::integer, $7::integer, " SQL_TS(8) ", $9::bigint * interval '1 ms', "
 SQL_TS(10) ", " SQL_TS(11) ", $12::bigint * interval '1 ms')";
 
 static const char *const renew_sql_06 =
 "SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, "
-SQL_MS("registry_clock") ", incarnation, " SQL_REGISTRY_HOLD_FLOOR " "
+SQL_MS("registry_clock") ", incarnation, " SQL_REGISTRY_HOLD_FLOOR ", "
+GRANTED_MS_SQL
 "FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
 "$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ", $9, "
 "$10::bigint, $11::bigint * interval '1 ms')";
 
 static const char *const renew_sql =
 "SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, "
-SQL_MS("registry_clock") ", NULL::text, " SQL_REGISTRY_HOLD_FLOOR " "
+SQL_MS("registry_clock") ", NULL::text, " SQL_REGISTRY_HOLD_FLOOR ", NULL::bigint "
 "FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
 "$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ", $9, "
 "$10::bigint)";
 
 static const char *const renew_sql_04 =
 "SELECT ok, " SQL_MS("high_water") ", other_owner, other_generation, NULL::bigint, "
-"NULL::text, " SQL_REGISTRY_HOLD_FLOOR " "
+"NULL::text, " SQL_REGISTRY_HOLD_FLOOR ", NULL::bigint "
 "FROM idgen.renew_node_lease($1, $2::integer, $3::integer, $4::integer, "
 "$5::bigint, " SQL_TS(6) ", $7::bigint * interval '1 ms', " SQL_TS(8) ")";
 
@@ -107,10 +116,23 @@ int_text(int64 v)
  * monotonic clock; the wall clock window, which bounds the IDs' stamps,
  * is the same length from the wall clock's sending.
  */
-static void
-take_validity(IdgenWorker *w, IdgenLease *lease, int64 sent_wall, int64 sent_mono)
+/* the registry's grant, at most the TTL asked; NULL: the TTL */
+static int64
+granted_ms(const char *answer)
 {
-	lease->lease_until_unix_ms = sent_wall + idgen_lease_ttl_ms;
+	int64		g;
+
+	if (answer == NULL)
+		return idgen_lease_ttl_ms;
+	g = answer_int(answer);
+	return Max(0, Min(g, idgen_lease_ttl_ms));
+}
+
+static void
+take_validity(IdgenWorker *w, IdgenLease *lease, int64 sent_wall, int64 sent_mono,
+			  int64 granted)
+{
+	lease->lease_until_unix_ms = sent_wall + granted;
 	lease->valid_until_mono_ms = w->lc.valid_until_boot_ms;
 	lease->valid_until_unix_ms = sent_wall + (w->lc.valid_until_boot_ms - sent_mono);
 }
@@ -198,6 +220,7 @@ lease_try_acquire(IdgenWorker *w)
 	char		misfit[256];
 	char		split[320];
 	int64		issued_floor;
+	int64		granted;
 
 	nodelocal_prepare(w);
 	registry_begin("idgen: leasing a worker id");
@@ -229,7 +252,7 @@ lease_try_acquire(IdgenWorker *w)
 	rows = registry_exec(v2 ? acquire_sql_06 : fleet ? acquire_sql : acquire_sql_04,
 						 v2 ? 14 : fleet ? 13 : 12, p);
 	received = idgen_wall_unix_ms();
-	if (rows->nrows != 1 || rows->ncols != 8)
+	if (rows->nrows != 1 || rows->ncols != 9)
 		elog(ERROR, "idgen: idgen.acquire_node_lease returned %d rows of %d columns",
 			 rows->nrows, rows->ncols);
 
@@ -317,8 +340,9 @@ lease_try_acquire(IdgenWorker *w)
 	idgen_lc_init(&w->lc, idgen_lease_ttl_ms, idgen_max_skew_ms);
 	/* no longer than a hold after the registry lost it would last (R1a) */
 	idgen_lc_set_hold_floor(&w->lc, answer_int(registry_value(rows, 0, 7)));
-	idgen_lc_granted(&w->lc, sent_mono, sent, sent + idgen_lease_ttl_ms);
-	take_validity(w, &lease, sent, sent_mono);
+	granted = granted_ms(registry_value(rows, 0, 8));
+	idgen_lc_granted(&w->lc, sent_mono, sent, sent + granted);
+	take_validity(w, &lease, sent, sent_mono, granted);
 	if (!answer_note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
 	{
 		/* not ours to keep: the registry we trusted may have given it too */
@@ -508,7 +532,7 @@ lease_renew(IdgenWorker *w)
 	rows = registry_exec(v2 ? renew_sql_06 : fleet ? renew_sql : renew_sql_04,
 						 v2 ? 11 : fleet ? 10 : 8, p);
 	received = idgen_wall_unix_ms();
-	if (rows->nrows != 1 || rows->ncols != 7)
+	if (rows->nrows != 1 || rows->ncols != 8)
 		elog(ERROR, "idgen: idgen.renew_node_lease returned %d rows of %d columns",
 			 rows->nrows, rows->ncols);
 
@@ -517,6 +541,7 @@ lease_renew(IdgenWorker *w)
 		IdgenEpochList epochs;
 		IdgenLease	renewed = w->lease;
 		IdgenLcVerdict verdict;
+		int64		granted;
 
 		answer_load_epochs(&epochs);
 		if (!answer_note_incarnation(w, registry_value(rows, 0, 5), split, sizeof(split)))
@@ -537,16 +562,17 @@ lease_renew(IdgenWorker *w)
 		 */
 		w->lc.ttl_ms = idgen_lease_ttl_ms;
 		idgen_lc_set_hold_floor(&w->lc, answer_int(registry_value(rows, 0, 6)));
+		granted = granted_ms(registry_value(rows, 0, 7));
 		verdict = idgen_lc_answer(&w->lc, IDGEN_LC_ANS_RENEWED, sent_mono,
 								  idgen_pace_clock_ms(), sent, sent,
-								  sent + idgen_lease_ttl_ms);
+								  sent + granted);
 		if (verdict != IDGEN_LC_GO_ON)
 		{
 			lease_ran_out(w);
 			return;
 		}
 		w->renew_sent_mono = sent_mono;
-		take_validity(w, &renewed, sent, sent_mono);
+		take_validity(w, &renewed, sent, sent_mono, granted);
 		w->lease.lease_until_unix_ms = renewed.lease_until_unix_ms;
 		w->lease.valid_until_unix_ms = renewed.valid_until_unix_ms;
 		w->lease.valid_until_mono_ms = renewed.valid_until_mono_ms;
