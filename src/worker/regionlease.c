@@ -45,7 +45,7 @@
 #define REGIONLEASE_BACKOFF_MIN_MS 1000
 #define REGIONLEASE_BACKOFF_MAX_MS 30000
 /* how often start-up looks again for an extension too old or missing */
-#define REGIONLEASE_RECHECK_MS 5000
+#define REGIONLEASE_RECHECK_MS 1000
 
 typedef struct HeldRegion
 {
@@ -408,6 +408,7 @@ start_up(IdgenWorker *w)
 {
 	RegistryRows *rows;
 	bool		have_table;
+	bool		have_extension;
 	int			regions[IDGEN_MAX_OWNED_REGIONS];
 	char		list[IDGEN_MAX_OWNED_REGIONS * 9 + 2];
 	const char *p[2];
@@ -417,17 +418,25 @@ start_up(IdgenWorker *w)
 		return;
 	next_check_boot_ms = boot_ms() + REGIONLEASE_RECHECK_MS;
 
-	if (registry_has_parent() && w->remote)
+	/*
+	 * A node of another registry has no held_region of its own to look
+	 * after: registry_exec() would reach that registry's, never this one.
+	 */
+	if (w->remote)
 	{
-		ereport(WARNING,
-				(errmsg("idgen: idgen.parent_registry is ignored on a node that leases from another registry"),
-				 errdetail("Only a registry (idgen.registry empty) leases regions from a parent.")));
+		if (registry_has_parent())
+			ereport(WARNING,
+					(errmsg("idgen: idgen.parent_registry is ignored on a node that leases from another registry"),
+					 errdetail("Only a registry (idgen.registry empty) leases regions from a parent.")));
 		started = true;
 		return;
 	}
 	registry_begin("idgen: region leases");
-	rows = registry_exec("SELECT to_regclass('idgen.held_region') IS NOT NULL", 0, NULL);
+	rows = registry_exec("SELECT to_regclass('idgen.held_region') IS NOT NULL, "
+						 "EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'idgen')",
+						 0, NULL);
 	have_table = strcmp(registry_value(rows, 0, 0), "t") == 0;
+	have_extension = strcmp(registry_value(rows, 0, 1), "t") == 0;
 	if (!registry_has_parent())
 	{
 		/* rows a former parent left would keep gating the grants */
@@ -446,12 +455,13 @@ start_up(IdgenWorker *w)
 	if (!have_table)
 	{
 		registry_commit();
-		if (!logged_old)
+		/* a missing extension is made by the lease work: look again soon */
+		if (have_extension && !logged_old)
 			ereport(WARNING,
-					(errmsg("idgen: idgen.parent_registry is set, but the extension in database \"%s\" is missing or older than 0.9: no region is leased",
+					(errmsg("idgen: idgen.parent_registry is set, but the extension in database \"%s\" is older than 0.9: no region is leased",
 							idgen_database),
 					 errhint("Run ALTER EXTENSION idgen UPDATE there.")));
-		logged_old = true;
+		logged_old = logged_old || have_extension;
 		return;
 	}
 	rows = registry_exec("SELECT idgen.region_owner()", 0, NULL);
@@ -513,7 +523,8 @@ lease_region(HeldRegion *r)
 		note_failure(r, "could not lease the region");
 		return;
 	}
-	sql = psprintf("SELECT generation, " SQL_MS("lease_until") ", " SQL_MS("start_after")
+	sql = psprintf("SELECT generation, " SQL_MS("lease_until") ", "
+				   "CASE WHEN isfinite(start_after) THEN " SQL_MS("start_after") " END"
 				   " FROM %s.idgen_lease_region($1, $2::integer, $3::bigint * interval '1 s')",
 				   root_schema);
 	if (!root_query(sql, 3, p, out, 3))

@@ -1,0 +1,153 @@
+# 190_regional_registry.pl - a root registry, a regional registry, its node
+#
+# Issue 22, item 2 (docs/regions.md "A regional registry"):
+#   1. A regional registry (idgen.parent_registry pointing at the root,
+#      idgen.owned_regions = 1, idgen.region_lease_ttl = 30s) leases region
+#      1 from the root; idgen_region_status() shows it held, and the root's
+#      idgen.regions shows it live under the regional registry's owner
+#      name (idgen.region_owner()).
+#   2. A node of region 1 leasing from the regional registry becomes
+#      active, and its lease never ends after the region lease: with the
+#      node's 30 s ttl the grant is capped (shorter than 30 s), on the
+#      registry's row and in the node's own idgen_status().
+#   3. A node of region 2 is refused by the regional registry with the
+#      reason: region 2 is not owned by this registry.
+#   4. The root stopped for 5 s (a sixth of the region TTL): the node issues
+#      throughout without an error, and the regional registry renews the
+#      region lease again once the root is back.
+#   5. Every ID the node issued is unique, and they ascend.
+#   6. The regional registry stopped: it gives region 1 back to the root
+#      with its final mark.
+# The root leases regions but issues in region 7, which it leases to
+# nobody.
+use strict;
+use warnings;
+
+use lib 'test/perl';
+use IdgenTest qw(:DEFAULT status wait_for);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep time);
+
+my $root = idgen_registry('root', conf => "idgen.region_id = 7\n");
+ok(wait_extension($root), 'root: the background worker created the extension');
+
+my $regional = idgen_registry('regional', conf => qq{
+idgen.region_id = 1
+idgen.owned_regions = '1'
+idgen.parent_registry = '@{[ registry_conn($root) ]}'
+idgen.region_lease_ttl = '30s'
+});
+ok(wait_extension($regional), 'regional: the background worker created the extension');
+
+# --- 1. the region lease -----------------------------------------------------
+
+ok( $regional->poll_query_until('postgres',
+		'SELECT held FROM idgen_region_status() WHERE region = 1', 't'),
+	'regional: region 1 is held');
+my $owner = $regional->safe_psql('postgres', 'SELECT idgen.region_owner()');
+like($owner, qr/^regional:\d+/, 'regional: the owner name is derived from the system identifier');
+is( $regional->safe_psql('postgres',
+		'SELECT count(*) FROM idgen_region_status()'),
+	'1', 'regional: one owned region');
+is( $root->safe_psql('postgres',
+		"SELECT owner = '$owner' AND live AND ttl = interval '30 s' FROM idgen.regions WHERE region = 1"),
+	't', 'root: region 1 is leased to the regional registry for 30 s');
+is( $regional->safe_psql('postgres',
+		"SELECT remaining > interval '20 s' AND remaining <= interval '30 s' FROM idgen_region_status()"),
+	't', 'regional: the region lease is valid for less than its ttl from the request');
+
+# --- 2. a node of region 1 ---------------------------------------------------
+
+my $node = idgen_fleet_node('node1', $regional, conf => qq{
+idgen.region_id = 1
+idgen.lease_ttl = '30s'
+});
+ok(wait_state($node), 'node1: active');
+
+# the node's lease ends before the region lease, on both sides
+sub lease_inside
+{
+	my $reg = $regional->safe_psql('postgres', q{
+		SELECT bool_and(l.lease_until <= h.valid_until)
+		       AND bool_and(l.lease_until - l.renewed_at < interval '30 s')
+		       AND count(*) > 0
+		FROM idgen.worker_lease AS l JOIN idgen.held_region AS h USING (region)
+		WHERE l.owner LIKE 'node:%' AND l.remote});
+	my $until = $node->safe_psql('postgres', 'SELECT lease_until FROM idgen_status()');
+	my $mine = $regional->safe_psql('postgres',
+		"SELECT '$until'::timestamptz <= valid_until FROM idgen.held_region WHERE region = 1");
+	return ($reg, $mine);
+}
+my ($reg_ok, $node_ok) = lease_inside();
+is($reg_ok, 't', 'regional: the node lease ends by the region lease, capped below its 30 s ttl');
+is($node_ok, 't', 'node1: its own lease end lies before the region lease\'s validity');
+
+# --- 3. a node of another region ------------------------------------------
+
+my $other = idgen_fleet_node('node2', $regional, conf => qq{
+idgen.region_id = 2
+idgen.lease_wait = '1s'
+});
+ok( $other->poll_query_until('postgres',
+		q{SELECT reason ~ 'region 2 is not owned by this registry' FROM idgen_status()}, 't'),
+	'node2 (region 2): refused, the reason says region 2 is not owned by this registry');
+isnt($other->safe_psql('postgres', 'SELECT state FROM idgen_status()'),
+	'active', 'node2: not active');
+
+# --- 4. the root away for 5 s --------------------------------------------------
+
+my @ids;
+my $errors = 0;
+sub draw
+{
+	my ($ret, $out, $err) = $node->psql('postgres',
+		'SELECT idgen_next()::bigint FROM generate_series(1, 200)');
+	if ($ret != 0) { $errors++; diag("node1: $err"); return; }
+	push @ids, split /\n/, $out;
+}
+draw() for 1 .. 5;
+my $renewed_before = $regional->safe_psql('postgres',
+	'SELECT renewed_at FROM idgen.held_region WHERE region = 1');
+
+$root->stop('fast');
+my $t0 = time;
+while (time - $t0 < 5) { draw(); usleep(200_000); }
+my ($reg_ok2, $node_ok2) = lease_inside();
+is($reg_ok2, 't', 'regional: with the root away the node lease still ends by the region lease');
+$root->start;
+my $back = time;
+draw() for 1 .. 5;
+
+ok( $regional->poll_query_until('postgres',
+		"SELECT renewed_at > '$renewed_before' AND last_error IS NULL AND held FROM idgen_region_status()",
+		't'),
+	'regional: the region lease is renewed again once the root is back');
+is($errors, 0, 'node1: no call failed while the root was away');
+is($node->safe_psql('postgres', 'SELECT state FROM idgen_status()'), 'active',
+	'node1: still active');
+is( $node->safe_psql('postgres', 'SELECT fencing_events FROM idgen_status()'),
+	'0', 'node1: never fenced');
+
+# --- 5. the IDs ----------------------------------------------------------------
+
+my %seen;
+my $dups = grep { $seen{$_}++ } @ids;
+my $backwards = 0;
+for my $i (1 .. $#ids) { $backwards++ if $ids[$i] <= $ids[ $i - 1 ]; }
+cmp_ok(scalar(@ids), '>=', 2000, 'node1: issued at least 2,000 IDs: ' . scalar(@ids));
+is($dups, 0, 'node1: no duplicate ID');
+is($backwards, 0, 'node1: its IDs ascend');
+
+# --- 6. the regional registry stops: region 1 given back ------------------------
+
+$other->stop('fast');
+$node->stop('fast');
+$regional->stop('fast');
+is( $root->safe_psql('postgres',
+		'SELECT owner IS NULL AND high_water IS NOT NULL FROM idgen.region_lease WHERE region = 1'),
+	't', 'root: region 1 was released at the regional registry\'s shutdown, with its final mark');
+
+$root->stop('fast');
+done_testing();
