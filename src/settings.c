@@ -12,6 +12,7 @@
  */
 #include "base.h"
 
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include <time.h>
@@ -126,6 +127,23 @@ char	   *idgen_parent_registry = NULL;
 char	   *idgen_owned_regions = NULL;
 int			idgen_region_lease_ttl_s = 86400;
 
+/*
+ * PostgreSQL only warns about a bad value in postgresql.conf and keeps the
+ * default, which for these settings would lease another region, or none
+ * and grant everywhere: a value refused at start-up stops the server
+ * instead (settings_define_region_gucs).
+ */
+static char region_setting_refused[400];
+
+static void
+refuse_region_setting(const char *name, const char *detail)
+{
+	if (process_shared_preload_libraries_in_progress &&
+		region_setting_refused[0] == '\0')
+		snprintf(region_setting_refused, sizeof(region_setting_refused),
+				 "%s: %s", name, detail);
+}
+
 /* as check_registry: never libpq's complaint, which may quote a password */
 static bool
 check_parent_registry(char **newval, void **extra, GucSource source)
@@ -137,6 +155,8 @@ check_parent_registry(char **newval, void **extra, GucSource source)
 	if (!idgen_conninfo_display(*newval, buf, sizeof(buf)))
 	{
 		GUC_check_errdetail("idgen.parent_registry is not a valid libpq connection string.");
+		refuse_region_setting("idgen.parent_registry",
+							  "not a valid libpq connection string.");
 		return false;
 	}
 	return true;
@@ -212,6 +232,7 @@ check_owned_regions(char **newval, void **extra, GucSource source)
 							   why, sizeof(why)) < 0)
 	{
 		GUC_check_errdetail("idgen.owned_regions: %s", why);
+		refuse_region_setting("idgen.owned_regions", why);
 		return false;
 	}
 	return true;
@@ -231,6 +252,19 @@ settings_owned_regions(int *regions, int max_regions)
 		n = 1;
 	}
 	return n;
+}
+
+/* the root refuses a region lease shorter than 10 s or longer than a day */
+static bool
+check_region_lease_ttl(int *newval, void **extra, GucSource source)
+{
+	if (*newval < 10)
+	{
+		GUC_check_errdetail("idgen.region_lease_ttl must be at least 10 s.");
+		refuse_region_setting("idgen.region_lease_ttl", "must be at least 10 s.");
+		return false;
+	}
+	return true;
 }
 
 bool
@@ -260,9 +294,14 @@ settings_define_region_gucs(void)
 							"How long a region lease from the parent registry lasts without renewal.",
 							"Renewed every tenth of it, so an outage of the parent shorter than 70 % of it costs nothing; at least 10 s, at most 1 day.",
 							&idgen_region_lease_ttl_s,
-							86400, 10, 86400,
+							86400, 1, 86400,
 							PGC_SIGHUP, GUC_UNIT_S,
-							NULL, NULL, NULL);
+							check_region_lease_ttl, NULL, NULL);
+	if (region_setting_refused[0] != '\0')
+		ereport(FATAL,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("idgen: invalid region setting: %s", region_setting_refused),
+				 errhint("A regional registry does not start with a region setting it cannot read; fix it in postgresql.conf.")));
 }
 
 bool

@@ -18,6 +18,8 @@
 #   5. Every ID the node issued is unique, and they ascend.
 #   6. The regional registry stopped: it gives region 1 back to the root
 #      with its final mark.
+#   7. A bad idgen.owned_regions, region_lease_ttl or parent_registry keeps
+#      the server from starting, and the log says what is wrong.
 # The root leases regions but issues in region 7, which it leases to
 # nobody.
 use strict;
@@ -148,6 +150,28 @@ $regional->stop('fast');
 is( $root->safe_psql('postgres',
 		'SELECT owner IS NULL AND high_water IS NOT NULL FROM idgen.region_lease WHERE region = 1'),
 	't', 'root: region 1 was released at the regional registry\'s shutdown, with its final mark');
+
+# --- 7. bad settings ----------------------------------------------------------------
+
+my $bad_node = PostgreSQL::Test::Cluster->new('badconf');
+$bad_node->init;
+my $bad_conf = $bad_node->data_dir . '/bad.conf';
+$bad_node->append_conf('postgresql.conf',
+	"shared_preload_libraries = 'idgen'\nlisten_addresses = ''\ninclude_if_exists = 'bad.conf'\n");
+for my $bad (
+	[ q{idgen.owned_regions = '1,1'}, qr/idgen\.owned_regions: Region 1 is listed twice\./ ],
+	[ q{idgen.owned_regions = '1;2'}, qr/idgen\.owned_regions: Expected a comma-separated list of region numbers, such as "0,3"; found ";2"\./ ],
+	[ q{idgen.owned_regions = '4194304'}, qr/idgen\.owned_regions: Region numbers lie between 0 and 4194303\./ ],
+	[ q{idgen.region_lease_ttl = '5s'}, qr/idgen\.region_lease_ttl: must be at least 10 s\./ ],
+	[ q{idgen.parent_registry = 'host=x port'}, qr/idgen\.parent_registry: not a valid libpq connection string\./ ])
+{
+	open(my $fh, '>', $bad_conf) or die "$bad_conf: $!";
+	print $fh "$bad->[0]\n";
+	close($fh);
+	truncate($bad_node->logfile, 0);
+	ok(!$bad_node->start(fail_ok => 1), "$bad->[0]: the server does not start");
+	like(slurp_file($bad_node->logfile), $bad->[1], "$bad->[0]: the log says why");
+}
 
 $root->stop('fast');
 done_testing();
