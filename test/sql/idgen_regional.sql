@@ -55,7 +55,7 @@ FROM idgen_region_status();
 -- a grant inside it: capped at the region lease's validity, above its floor
 SELECT n.first_worker >= 0 AS granted,
        n.lease_until <= h.valid_until AS ends_by_region_lease,
-       n.granted < interval '10 s' AS shorter_than_ttl,
+       n.granted <= interval '10 s' AS capped_below_ttl,
        n.start_after >= h.start_after AS above_region_floor
 FROM pg_temp.node_lease(3) AS n, idgen.held_region AS h WHERE h.region = 3;
 
