@@ -730,7 +730,12 @@ regionlease_release_all(IdgenWorker *w)
 			const char *p[4];
 			char	   *out[1];
 
-			/* the final mark: above every ID its leases here may stamp (G6) */
+			/*
+			 * No grant or renewal there from now on; the update waits for
+			 * those under way (they share-lock the row), so the final mark
+			 * read next covers every lease granted in the region (G6).
+			 */
+			note_not_held(r, "released at shutdown");
 			p[0] = int_text(r->region);
 			p[1] = int_text(r->generation);
 			p[2] = owner_name;
@@ -739,7 +744,6 @@ regionlease_release_all(IdgenWorker *w)
 									SQL_TS(4) ")", root_schema[0] ? root_schema : "public"),
 						   4, p, out, 1))
 			{
-				note_not_held(r, "released at shutdown");
 				ereport(LOG,
 						(errmsg("idgen: released region %d to the root registry", r->region)));
 			}

@@ -1,6 +1,6 @@
 CREATE OR REPLACE FUNCTION idgen.held_region_bounds(p_region integer, p_now timestamptz,
     OUT lease_cap timestamptz, OUT start_floor timestamptz)
-    LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
 $$
 DECLARE
     h idgen.held_region;
@@ -10,7 +10,10 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM idgen.held_region) THEN
         RETURN;
     END IF;
-    SELECT * INTO h FROM idgen.held_region AS r WHERE r.region = p_region;
+    -- share-locked until the grant or renewal commits: the worker marks the
+    -- row not held (a release, a refusal) only after every lease granted
+    -- under it is in the table, so the final mark it reads next covers it
+    SELECT * INTO h FROM idgen.held_region AS r WHERE r.region = p_region FOR SHARE;
     IF NOT FOUND THEN
         SELECT string_agg(r.region::text, ', ' ORDER BY r.region) INTO v_owned
         FROM idgen.held_region AS r;
