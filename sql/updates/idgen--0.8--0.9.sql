@@ -241,7 +241,9 @@ BEGIN
         SELECT DISTINCT a.grantee::regrole AS role
         FROM pg_catalog.pg_proc AS p, pg_catalog.aclexplode(p.proacl) AS a
         WHERE p.oid IN ('idgen.acquire_node_lease(text, text, integer, integer, integer, integer, integer, timestamptz, interval, timestamptz, timestamptz, interval, boolean, interval)'::pg_catalog.regprocedure,
-                        'idgen.renew_node_lease(text, integer, integer, integer, bigint, timestamptz, interval, timestamptz, text, bigint, interval)'::pg_catalog.regprocedure)
+                        'idgen.acquire_node_lease(text, text, integer, integer, integer, integer, integer, timestamptz, interval, timestamptz, timestamptz, interval, boolean)'::pg_catalog.regprocedure,
+                        'idgen.renew_node_lease(text, integer, integer, integer, bigint, timestamptz, interval, timestamptz, text, bigint, interval)'::pg_catalog.regprocedure,
+                        'idgen.renew_node_lease(text, integer, integer, integer, bigint, timestamptz, interval, timestamptz, text, bigint)'::pg_catalog.regprocedure)
           AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
     LOOP
         EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION idgen.held_region_bounds(integer, timestamptz) TO %s', r.role);
