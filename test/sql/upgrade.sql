@@ -281,3 +281,23 @@ ORDER BY 1, 2;
 \c :origdb
 DROP DATABASE idgen_upgrade;
 DROP DATABASE idgen_fresh;
+
+-- a node's role granted its rights on 0.8 keeps them on 0.9, where the
+-- lease functions call idgen.held_region_bounds(), without running
+-- idgen_grant_node() again (in a database of its own: the grant the
+-- upgrade makes is an initial privilege of the extension there)
+CREATE DATABASE idgen_upgrade_grants;
+\c idgen_upgrade_grants
+SET client_min_messages = error;
+CREATE EXTENSION idgen VERSION '0.8';
+CREATE ROLE idgen_upgrade_node;
+SELECT count(*) > 0 AS granted_on_08 FROM idgen_grant_node('idgen_upgrade_node');
+RESET client_min_messages;
+ALTER EXTENSION idgen UPDATE TO '0.9';
+SELECT has_function_privilege('idgen_upgrade_node', 'idgen.held_region_bounds(integer, timestamptz)',
+                              'EXECUTE') AS node_role_keeps_its_rights,
+       has_function_privilege('public', 'idgen.held_region_bounds(integer, timestamptz)',
+                              'EXECUTE') AS public_has_it;
+\c :origdb
+DROP DATABASE idgen_upgrade_grants;
+DROP ROLE idgen_upgrade_node;
