@@ -76,6 +76,7 @@ static bool final_phase = false;
 static IdgenWorker *upkeep = NULL;
 static char root_error[400];
 static char root_state[6];
+static char last_failure[256];
 
 static int64
 boot_ms(void)
@@ -440,8 +441,11 @@ start_up(IdgenWorker *w)
 	if (!registry_has_parent())
 	{
 		/* rows a former parent left would keep gating the grants */
-		if (have_table)
+		if (have_table &&
+			strcmp(registry_value(registry_exec("SELECT EXISTS (SELECT 1 FROM idgen.held_region)",
+												0, NULL), 0, 0), "t") == 0)
 		{
+			/* only then a write: a registry may be read-only for a while */
 			rows = registry_exec("DELETE FROM idgen.held_region RETURNING region", 0, NULL);
 			if (rows->nrows > 0)
 				ereport(LOG,
@@ -702,8 +706,11 @@ regionlease_step(IdgenWorker *w)
 		FlushErrorState();
 		AbortCurrentTransaction();
 		pgstat_report_activity(STATE_IDLE, NULL);
-		ereport(LOG,
-				(errmsg("idgen: region lease work failed: %s", edata->message)));
+		/* a failure that repeats is logged once */
+		if (strcmp(edata->message, last_failure) != 0)
+			ereport(LOG,
+					(errmsg("idgen: region lease work failed: %s", edata->message)));
+		strlcpy(last_failure, edata->message, sizeof(last_failure));
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();
