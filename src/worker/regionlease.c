@@ -52,6 +52,7 @@ typedef struct HeldRegion
 	int			region;
 	bool		held;			/* leased, and valid by this registry's clock */
 	int64		generation;
+	int64		ttl_ms;			/* granted: each renewal runs it again at the root */
 	int64		valid_boot_ms;	/* the validity's end on CLOCK_BOOTTIME */
 	int64		valid_wall_ms;	/* the same end as written, by the wall clock */
 	int64		sent_boot_ms;	/* sending of the last answered request */
@@ -543,6 +544,7 @@ lease_region(HeldRegion *r)
 		return;
 	}
 	record_validity(r, sent_boot, sent_wall, ttl_ms);
+	r->ttl_ms = ttl_ms;
 	r->generation = answer_int(out[0]);
 	p[0] = int_text(r->region);
 	p[1] = owner_name;
@@ -567,7 +569,11 @@ lease_region(HeldRegion *r)
 static void
 renew_region(HeldRegion *r)
 {
-	int64		ttl_ms = (int64) idgen_region_lease_ttl_s * 1000;
+	/*
+	 * The root renews for the ttl it granted, whatever the setting says
+	 * since a reload: a new ttl counts from the next lease.
+	 */
+	int64		ttl_ms = r->ttl_ms;
 	int64		sent_boot;
 	int64		sent_wall;
 	char	   *mark = region_mark(r->region, false);
@@ -656,7 +662,6 @@ check_validity(HeldRegion *r)
 static void
 step_regions(IdgenWorker *w)
 {
-	int64		renew_every = (int64) idgen_region_lease_ttl_s * 1000 / 10;
 	int			k;
 
 	for (k = 0; k < nheld; k++)
@@ -672,7 +677,7 @@ step_regions(IdgenWorker *w)
 			continue;
 		if (!r->held)
 			lease_region(r);
-		else if (now >= r->sent_boot_ms + renew_every)
+		else if (now >= r->sent_boot_ms + r->ttl_ms / 10)
 			renew_region(r);
 		else
 			continue;
@@ -696,6 +701,7 @@ regionlease_step(IdgenWorker *w)
 			start_up(w);
 		else
 			step_regions(w);
+		last_failure[0] = '\0';
 	}
 	PG_CATCH();
 	{
