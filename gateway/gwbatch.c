@@ -15,6 +15,8 @@
  */
 #include "gwbatch.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -30,12 +32,19 @@ gw_random_bytes(void *buf, size_t len)
 {
 	size_t		got = 0;
 
+	/*
+	 * Blocks only until the kernel's pool is first initialised; a signal
+	 * is retried, any other error (ENOSYS on an old kernel, a seccomp
+	 * filter's EPERM) is the caller's to report, not a loop.
+	 */
 	while (got < len)
 	{
 		ssize_t		n = getrandom((uint8_t *) buf + got, len - got, 0);
 
 		if (n > 0)
 			got += (size_t) n;
+		else if (n < 0 && errno != EINTR)
+			return false;
 	}
 	return true;
 }
@@ -47,8 +56,16 @@ random48(void)
 	static __thread IdgenRandomPool pool = IDGEN_RANDOM_POOL_INIT;
 	uint64_t	r;
 
-	/* gw_random_bytes waits rather than fail */
-	(void) idgen_random48(&pool, gw_random_bytes, &r);
+	/*
+	 * The gateway read random bytes at its start (gw_registry_init) or did
+	 * not start; a kernel that stops giving them later leaves no tail
+	 * worth issuing, and the process stops rather than issue guessable ones.
+	 */
+	if (!idgen_random48(&pool, gw_random_bytes, &r))
+	{
+		fprintf(stderr, "idgen-gateway: getrandom() failed: %s\n", strerror(errno));
+		abort();
+	}
 	return r;
 }
 

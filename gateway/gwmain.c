@@ -22,6 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* set by the Makefile from idgen.control; a build without it says so */
+#ifndef IDGEN_VERSION
+#define IDGEN_VERSION "(version unknown)"
+#endif
+
 static volatile sig_atomic_t stop_requested;
 
 static void
@@ -168,6 +173,9 @@ main(int argc, char **argv)
 			break;
 		case GW_OPTIONS_HELP:
 			fputs(gw_usage_text, stdout);
+			return 0;
+		case GW_OPTIONS_VERSION:
+			printf("idgen-gateway %s\n", IDGEN_VERSION);
 			return 0;
 		case GW_OPTIONS_BAD:
 			fprintf(stderr, "idgen-gateway: %s\n%s", err, gw_usage_text);

@@ -43,6 +43,7 @@ const char	gw_usage_text[] =
 "  --registry-timeout DURATION  deadline of every registry call (default 2s)\n"
 "  --idempotency-keys N  Idempotency-Key records per token and retention\n"
 "                        window (default 100000); past it 429\n"
+"  --version             print the version and exit\n"
 "  paths at most 1024 bytes, CONNINFO at most 4096\n";
 
 enum
@@ -87,6 +88,7 @@ static const struct option longopts[] = {
 	{"registry-timeout", required_argument, NULL, OPT_REGISTRY_TIMEOUT},
 	{"idempotency-keys", required_argument, NULL, OPT_IDEMPOTENCY_KEYS},
 	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0}
 };
 
@@ -341,6 +343,8 @@ gw_options_parse(int argc, char **argv, GwOptions *opt, char *err, size_t err_le
 				break;
 			case 'h':
 				return GW_OPTIONS_HELP;
+			case 'V':
+				return GW_OPTIONS_VERSION;
 			case ':':
 				{
 					char		b[48];

@@ -48,6 +48,7 @@ typedef enum GwOptionsResult
 {
 	GW_OPTIONS_OK = 0,
 	GW_OPTIONS_HELP,			/* --help: print the usage, exit 0 */
+	GW_OPTIONS_VERSION,			/* --version: print the version, exit 0 */
 	GW_OPTIONS_BAD				/* err says why: exit 2 */
 } GwOptionsResult;
 

@@ -11,6 +11,7 @@
  */
 #include "gateway.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,7 @@ gw_registry_init(char *err, size_t err_len)
 	idgen_conninfo_display(gw_opt.registry, registry_where, sizeof(registry_where));
 	if (!gw_random_bytes(rnd, sizeof(rnd)))
 	{
-		snprintf(err, err_len, "cannot read random bytes");
+		snprintf(err, err_len, "cannot read random bytes: getrandom() failed: %s", strerror(errno));
 		return -1;
 	}
 	idgen_hex_encode(rnd, sizeof(rnd), rnd_hex);

@@ -16,6 +16,9 @@ IDGEN_CLI_PQ_INC := $(shell $(PG_CONFIG) --includedir)
 IDGEN_CLI_PQ_LIB := $(shell $(PG_CONFIG) --libdir)
 IDGEN_CLI_BINDIR := $(shell $(PG_CONFIG) --bindir)
 IDGEN_CLI_CORE   = ../src/core
+# the extension's version, for --version (gateway/Makefile sets it too)
+IDGEN_VERSION ?= $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" ../idgen.control)
+IDGEN_CLI_DEFS   = -DIDGEN_VERSION='"$(IDGEN_VERSION)"'
 IDGEN_CLI_CFLAGS = -std=c99 -O2 -g -Wall -Wextra -I. -I$(IDGEN_CLI_CORE) -I$(IDGEN_CLI_PQ_INC)
 
 # request parsing and decoding (shared with idgen-gateway), the pure cores
@@ -25,8 +28,8 @@ IDGEN_CLI_SRCS = idgen_cli.c gwrequest.c gwjson.c gwsha256.c gwdecode.c \
 
 .PHONY: install-idgen clean-idgen
 
-idgen: $(IDGEN_CLI_SRCS) $(wildcard *.h) $(wildcard $(IDGEN_CLI_CORE)/*.h)
-	$(CC) $(IDGEN_CLI_CFLAGS) -o $@ $(IDGEN_CLI_SRCS) -L$(IDGEN_CLI_PQ_LIB) -Wl,-rpath,$(IDGEN_CLI_PQ_LIB) -lpq
+idgen: $(IDGEN_CLI_SRCS) $(wildcard *.h) $(wildcard $(IDGEN_CLI_CORE)/*.h) $(wildcard ../idgen.control)
+	$(CC) $(IDGEN_CLI_DEFS) $(IDGEN_CLI_CFLAGS) -o $@ $(IDGEN_CLI_SRCS) -L$(IDGEN_CLI_PQ_LIB) -Wl,-rpath,$(IDGEN_CLI_PQ_LIB) -lpq
 
 install-idgen: idgen
 	install -d '$(DESTDIR)$(IDGEN_CLI_BINDIR)'

@@ -30,6 +30,11 @@
 #include "gwrequest.h"
 #include "uuid7.h"
 
+/* set by the Makefile from idgen.control; a build without it says so */
+#ifndef IDGEN_VERSION
+#define IDGEN_VERSION "(version unknown)"
+#endif
+
 #define EXIT_SERVER 1
 #define EXIT_USAGE 2
 
@@ -51,7 +56,8 @@ static const char usage_text[] =
 	"            idgen.fleet when there is one the role may read\n"
 	"\n"
 	"  --registry CONNINFO   a libpq connection string or URI\n"
-	"  --json                one JSON object instead of key: value lines\n";
+	"  --json                one JSON object instead of key: value lines\n"
+	"  --version             print the version and exit\n";
 
 typedef struct Options
 {
@@ -102,6 +108,11 @@ parse_args(int argc, char **argv, Options *o)
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "help") == 0)
 		{
 			fputs(usage_text, stdout);
+			exit(0);
+		}
+		else if (strcmp(a, "--version") == 0 || strcmp(a, "version") == 0)
+		{
+			printf("idgen %s\n", IDGEN_VERSION);
 			exit(0);
 		}
 		else if (strcmp(a, "--json") == 0)

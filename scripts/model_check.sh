@@ -99,6 +99,19 @@ run v2-r7-as-written fail -DV2 -DR7_AS_WRITTEN $small -DTMAX=7 $quiet
 # V2 without the registry clock allowance: the same, by a clock behind
 run v2-registry-clock-unfixed fail -DV2 $small -DTMAX=7 -DRSKEW=3 $quiet -DRELEASES=0
 
+# V2 with fences: an operator fences the block (every row) on the primary,
+# the next holder is granted it; a failover (or a restore) to a copy taken
+# before the fence loses both.  0.9's fence frees the row at once: the
+# fenced holder, which had not heard of it, renews in the copy and issues
+# past its old end while the lost grant's holder issues above it (P2,
+# exact duplicate; P1 is off, since a fenced holder runs on by design).
+# The fix: the fence keeps the fenced lease's end and nobody is granted the
+# block before it, so the copy finds that lease run out (P1 and P2 hold).
+# TTL 5: the lost grant's holder must still be valid past end + allowance.
+fence="-DV2 -DFENCE -DTTL=5 -DTMAX=8 $quiet -DRELEASES=0"
+run fence-lost-0.9 fail $fence -DNO_P1
+run fence-keeps-end pass $fence -DFENCE_KEEPS_END
+
 # Outside holders (gateways, src/lease_outside.pml): a gateway frozen across
 # a registry that lost its grant (failover, physical or logical restore),
 # renewing afterwards.

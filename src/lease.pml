@@ -64,7 +64,11 @@
  * switches; with it the copy may also predate the first lease call ever
  * and lack R7's row, unless R7_IN_COPY); BACKUP_HAS_ROW (copies only of a
  * leased row); NO_P1 (P1 unchecked, so that a counterexample ends in the
- * duplicate itself).
+ * duplicate itself); FENCE (V2: an operator may fence the block once,
+ * idgen_fence_worker() of every row, on the primary; a copy taken before
+ * it and a failover or restore after it lose the fence and what the
+ * primary granted after it) with or without FENCE_KEEPS_END (the fence
+ * keeps the fenced lease's end: nobody is granted the block before it).
  *
  * Abstractions: real time is the integer t_now, the monotonic clock of a
  * node is t_now (its rate error is what MARGIN covers); one block of workers,
@@ -102,6 +106,9 @@
 #endif
 #if defined(OUTSIDE) && !defined(V2)
 #error OUTSIDE needs V2
+#endif
+#if defined(FENCE) && (!defined(V2) || defined(OUTSIDE))
+#error FENCE needs V2 and nodes
 #endif
 
 #ifndef NI
@@ -176,6 +183,9 @@ byte inc = 1;		/* the running incarnation (init records it in P and S) */
 short roff = 0;		/* registry clock = t_now + roff */
 byte reg_events = 0;
 bool copied = false;
+#ifdef FENCE
+bool fenced = false;
+#endif
 
 short t_now = 0;
 
@@ -283,11 +293,25 @@ inline note_incarnation()
 #define RENEWABLE (P.lu > RC)
 #endif
 
+/*
+ * A row a fence freed (no owner, not released, leased before).  With
+ * FENCE_KEEPS_END it keeps the fenced lease's end in lu and nobody is
+ * granted it before that end on the registry's clock: a copy that lost the
+ * fence and the next grant then finds the fenced lease run out, and
+ * refuses its holder's renewal (RENEWABLE).  Without it the fence frees the
+ * row at once (lu no longer counts), as idgen_fence_worker() does in 0.9.
+ */
+#if defined(FENCE) && defined(FENCE_KEEPS_END)
+#define FENCE_CLOSED (P.owner == 0 && !P.rel && P.gen > 0 && P.lu > RC)
+#else
+#define FENCE_CLOSED false
+#endif
+
 /* idgen.acquire_node_lease: ok says whether it granted */
 inline serve_acq(i)
 {
 	note_incarnation();
-	free = (P.owner == 0 || P.rel || P.lu <= RC || P.owner == i + 1);
+	free = (P.owner == 0 || P.rel || P.lu <= RC || P.owner == i + 1) && !FENCE_CLOSED;
 #ifdef V2
 	if
 	:: RC < P.since + HOLD -> free = false		/* R7 hold */
@@ -539,6 +563,20 @@ end:
 #endif
 		CLEAR(S); inc++; new_clock();
 		printf("t=%d failover to the standby copy\n", t_now) }
+#ifdef FENCE
+	/*
+	 * idgen_fence_worker() of every row of the block, by an operator, on
+	 * the primary: no owner, the generation raised, the mark raised to the
+	 * lease's end plus the allowance (the holder may not hear of it and
+	 * issue until then).  A copy taken before it lacks it.
+	 */
+	:: atomic { !fenced && P.owner != 0 && !P.rel && P.gen < GMAX ->
+		fenced = true;
+		P.hw = MAX(P.hw, P.lu + ALLOW);
+		P.owner = 0; P.gen++;
+		printf("t=%d operator fences the block: generation %d, mark %d, end %d\n",
+		       t_now, P.gen, P.hw, P.lu) }
+#endif
 #ifdef RESTORE
 	/* restore from a backup (S), perhaps on another machine */
 	:: atomic { reg_events < REG_EVENTS BACKUP_OK -> reg_events++;

@@ -1,10 +1,15 @@
 /*
  * localmark.c - the node's own durable high-water mark (localmark.h)
  *
- * The file is replaced whole: written beside it, then durable_rename(),
- * so a crash leaves the old note or the new one, never half of one.
+ * A crash leaves the old note or the new one, never half of one: the
+ * record is overwritten in place within one sector, or, the first time,
+ * written beside the file and renamed into place (write_file()).
  */
 #include "localmark.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "miscadmin.h"
 #include "storage/fd.h"
@@ -99,9 +104,19 @@ localmark_low(void)
 	return localmark_durable() - demand_unix_ms() < localmark_reserve_ms() / 2;
 }
 
-/* under mark_lock: the file, then shared memory */
+/*
+ * The note is one fixed-size record, so that a raise can overwrite it in
+ * place and sync its data alone (fdatasync: no journal commit, which on a
+ * busy disk waits behind every other process's writes); the record lies
+ * inside one sector, which is written whole or not at all, the premise
+ * PostgreSQL's own pg_control rests on.  The first write of a node, or
+ * over a note of another size (as releases before 0.9 wrote it), makes
+ * the file whole beside it and renames it into place.
+ */
+#define MARK_RECORD_LEN 21		/* twenty digits and a newline */
+
 static bool
-write_file(int64 mark, int elevel)
+write_whole(const char *record, int elevel)
 {
 	char		tmp[MAXPGPATH];
 	FILE	   *f;
@@ -115,7 +130,14 @@ write_file(int64 mark, int elevel)
 				 errmsg("idgen: could not write \"%s\": %m", tmp)));
 		return false;
 	}
-	fprintf(f, "%lld\n", (long long) mark);
+	if (fwrite(record, 1, MARK_RECORD_LEN, f) != MARK_RECORD_LEN)
+	{
+		ereport(elevel,
+				(errcode_for_file_access(),
+				 errmsg("idgen: could not write \"%s\": %m", tmp)));
+		FreeFile(f);
+		return false;
+	}
 	if (FreeFile(f) != 0)
 	{
 		ereport(elevel,
@@ -124,9 +146,72 @@ write_file(int64 mark, int elevel)
 		return false;
 	}
 	/* syncs the file and the directory; reports a failure at elevel */
-	if (durable_rename(tmp, IDGEN_LOCAL_HW_FILE, elevel) != 0)
+	return durable_rename(tmp, IDGEN_LOCAL_HW_FILE, elevel) == 0;
+}
+
+/* true: done, or failed and reported; *done says which.  false: not the record's size */
+static bool
+write_in_place(const char *record, int elevel, bool *done)
+{
+	int			fd = OpenTransientFile(IDGEN_LOCAL_HW_FILE, O_RDWR | PG_BINARY);
+	struct stat st;
+
+	*done = false;
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || st.st_size != MARK_RECORD_LEN)
+	{
+		CloseTransientFile(fd);
+		return false;
+	}
+	errno = 0;
+	if (pg_pwrite(fd, record, MARK_RECORD_LEN, 0) != MARK_RECORD_LEN)
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(elevel,
+				(errcode_for_file_access(),
+				 errmsg("idgen: could not write \"%s\": %m", IDGEN_LOCAL_HW_FILE)));
+		CloseTransientFile(fd);
+		return true;
+	}
+	if (pg_fdatasync(fd) != 0)
+	{
+		/* as for a data file: a failed sync may have lost the write */
+		ereport(data_sync_elevel(elevel),
+				(errcode_for_file_access(),
+				 errmsg("idgen: could not sync \"%s\": %m", IDGEN_LOCAL_HW_FILE)));
+		CloseTransientFile(fd);
+		return true;
+	}
+	*done = CloseTransientFile(fd) == 0;
+	return true;
+}
+
+/* under mark_lock: the file, then shared memory */
+static bool
+write_file(int64 mark, int elevel)
+{
+	char		record[MARK_RECORD_LEN + 1];
+	int64		started = idgen_monotonic_ms();
+	int64		took;
+	bool		done;
+
+	snprintf(record, sizeof(record), "%020lld\n", (long long) mark);
+	if (!write_in_place(record, elevel, &done))
+		done = write_whole(record, elevel);
+	if (!done)
 		return false;
 	store_durable(mark);
+
+	/* a write slower than a call may wait is why calls were refused: say so */
+	took = idgen_monotonic_ms() - started;
+	if (took > idgen_max_clock_wait_ms)
+		ereport(LOG,
+				(errmsg("idgen: writing the node's high-water mark took %lld ms",
+						(long long) took),
+				 errdetail("Calls wait at most idgen.max_clock_wait (%d ms) for the mark; the disk was slow to sync \"%s\".",
+						   idgen_max_clock_wait_ms, IDGEN_LOCAL_HW_FILE)));
 	return true;
 }
 
@@ -142,8 +227,18 @@ localmark_raise(int64 mark, int wait_ms, int elevel)
 	{
 		if (LWLockConditionalAcquire(lock, LW_EXCLUSIVE))
 		{
-			written = localmark_durable() >= mark || write_file(mark, elevel);
+			/*
+			 * Never raise an error holding the lock: the worker's loop
+			 * catches errors outside any transaction, whose abort would
+			 * not release it, and every generator would find it busy.
+			 */
+			written = localmark_durable() >= mark || write_file(mark, Min(elevel, LOG));
 			LWLockRelease(lock);
+			if (!written && elevel >= ERROR)
+				ereport(elevel,
+						(errcode(ERRCODE_IO_ERROR),
+						 errmsg("idgen: could not raise the node's high-water mark in \"%s\"; the server log says why",
+								IDGEN_LOCAL_HW_FILE)));
 			return written ? LOCALMARK_RAISED : LOCALMARK_WRITE_FAILED;
 		}
 		if (idgen_monotonic_ms() >= deadline)

@@ -80,6 +80,7 @@ CREATE TABLE idgen.worker_lease (
     node_state  text,
     drift_allowance interval,
     grant_floor timestamptz,
+    fenced_until timestamptz,
     PRIMARY KEY (region, worker),
     CHECK ((owner IS NULL) = (lease_until IS NULL))
 );
@@ -95,6 +96,7 @@ COMMENT ON COLUMN idgen.worker_lease.clock_offset_ms IS 'the holder''s clock min
 COMMENT ON COLUMN idgen.worker_lease.node_state IS 'the state the holding node reported at its last renewal';
 COMMENT ON COLUMN idgen.worker_lease.drift_allowance IS 'how far past the registry''s clock the holder may stamp IDs (its max_drift plus max_skew): after an unclean end the next holder starts above lease_until plus this';
 COMMENT ON COLUMN idgen.worker_lease.grant_floor IS 'the high-water mark an outside lease started above: a release with the holder''s final mark never sets high_water below it (NULL for a lease granted before 0.7: its release keeps the mark)';
+COMMENT ON COLUMN idgen.worker_lease.fenced_until IS 'the end of the lease an operator fenced (idgen_fence_worker): no node is granted the worker before it, so a registry that lost the fence and the next grant refuses the fenced holder''s renewal';
 REVOKE ALL ON idgen.worker_lease FROM PUBLIC;
 
 CREATE TABLE idgen.audit_log (

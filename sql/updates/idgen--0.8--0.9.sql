@@ -151,6 +151,18 @@ SELECT pg_catalog.pg_extension_config_dump('idgen.region_lease', '');
 -- ---------------------------------------------------------------------
 \ir ../udfs/registry_incarnation_check/0.9.sql
 
+-- ---------------------------------------------------------------------
+-- A fence keeps the fenced lease's end (R4, R7): no node is granted the
+-- block before it, so a registry that lost the fence and the grant after
+-- it (a failover to a standby that lacked both, a restore) refuses the
+-- fenced holder's renewal instead of letting it run on beside the lost
+-- grant (src/lease.pml, runs fence-lost-0.9 and fence-keeps-end)
+-- ---------------------------------------------------------------------
+ALTER TABLE idgen.worker_lease ADD COLUMN fenced_until timestamptz;
+COMMENT ON COLUMN idgen.worker_lease.fenced_until IS 'the end of the lease an operator fenced (idgen_fence_worker): no node is granted the worker before it, so a registry that lost the fence and the next grant refuses the fenced holder''s renewal';
+\ir ../udfs/idgen_fence_worker/0.9.sql
+\ir ../udfs/acquire_node_lease/0.9.sql
+
 -- =====================================================================
 -- 0.9: the regional registry (issue 22, item 2; DESIGN "Regions that
 -- stand alone", docs/regions.md "A regional registry").  A registry whose
@@ -221,7 +233,7 @@ SELECT pg_catalog.pg_extension_config_dump('idgen.held_region', '');
 
 -- the node and outside lease functions grant only inside a held region
 -- lease on a regional registry (G4); unchanged without a parent
-\ir ../udfs/acquire_node_lease/0.9.sql
+-- (idgen.acquire_node_lease 0.9, above, has the check too)
 \ir ../udfs/renew_node_lease/0.9.sql
 \ir ../udfs/idgen_lease_worker/0.9.sql
 \ir ../udfs/renew_outside_lease/0.9.sql

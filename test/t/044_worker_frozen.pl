@@ -133,6 +133,8 @@ my $mark = $node->safe_psql('postgres',
 	"SELECT trim(pg_read_file('pg_idgen_high_water'))");
 cmp_ok($mark, '>=', $max_issued,
 	'the durable mark is at or above every ID issued');
+is(-s $node->data_dir . '/pg_idgen_high_water', 21,
+	'the mark is one record of 21 bytes, overwritten in place');
 my $before = $node->safe_psql('postgres', 'SELECT max(id) FROM drawn');
 $node->stop('immediate');
 $node->start;

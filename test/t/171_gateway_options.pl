@@ -40,6 +40,7 @@ for my $dir ('gateway', 'src/core')
 	}
 	closedir $dh;
 }
+copy('idgen.control', "$build/idgen.control") or die "copy idgen.control: $!";
 my $san = '-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer';
 my $out = `make -C $build/gateway -s PG_CONFIG=$pg_config 'CFLAGS=$san' 'IDGEN_CLI_CFLAGS=-std=c99 $san -Wall -Wextra -I. -I../src/core -I\$(IDGEN_CLI_PQ_INC)' idgen-gateway idgen 2>&1`;
 is($?, 0, 'the gateway and idgen build with -fsanitize=address,undefined') or diag($out);
@@ -140,6 +141,11 @@ for my $b (@bad)
 
 my ($st, $text) = run($gw, '--help');
 ok($st == 0 && $text =~ /usage: idgen-gateway/ && $text !~ $sanitizer, 'idgen-gateway --help: exit 0, usage');
+my ($version) = slurp_file('idgen.control') =~ /^default_version = '([^']+)'/m;
+($st, $text) = run($gw, '--version');
+is("$st|$text", "0|idgen-gateway $version\n", "idgen-gateway --version: exit 0, version $version");
+($st, $text) = run($cli, '--version');
+is("$st|$text", "0|idgen $version\n", "idgen --version: exit 0, version $version");
 
 # --- 3. the longest accepted values: it runs -----------------------------------
 

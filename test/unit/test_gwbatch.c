@@ -1,13 +1,80 @@
 /*
  * test_gwbatch.c - idgen-gateway's Idempotency-Key records (gwbatch.c):
  * a reservation encoded and decoded gives the same IDs, an idgen128's
- * random bits come back from its seed, and what is not a record is refused
+ * random bits come back from its seed, and what is not a record is refused;
+ * gw_random_bytes retries a signal and reports any other failure instead
+ * of looping on it
  */
 #include "gwbatch.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/random.h>
 
 #include "unit.h"
+
+/*
+ * getrandom() as the test wants it: this definition in the executable
+ * takes the place of libc's for gwbatch.c.  fail_errno != 0: the next
+ * calls fail with it (fail_times of them; -1: all); otherwise half the
+ * asked length at a time, filled with a counter.
+ */
+static int	fail_errno = 0;
+static int	fail_times = 0;
+static int	getrandom_calls = 0;
+
+ssize_t
+getrandom(void *buf, size_t len, unsigned int flags)
+{
+	static uint8_t next = 0;
+	size_t		n = len > 1 ? len / 2 : len;
+	size_t		i;
+
+	(void) flags;
+	getrandom_calls++;
+	if (fail_errno != 0 && fail_times != 0)
+	{
+		if (fail_times > 0)
+			fail_times--;
+		errno = fail_errno;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		((uint8_t *) buf)[i] = next++;
+	return (ssize_t) n;
+}
+
+static void
+test_random_bytes(void)
+{
+	uint8_t		buf[16];
+
+	unit_context("random bytes");
+	getrandom_calls = 0;
+	CHECK(gw_random_bytes(buf, sizeof(buf)));
+	CHECK(getrandom_calls >= 2);	/* short reads are continued */
+
+	/* interrupted twice, then given */
+	fail_errno = EINTR;
+	fail_times = 2;
+	getrandom_calls = 0;
+	CHECK(gw_random_bytes(buf, sizeof(buf)));
+	CHECK(getrandom_calls > 2);
+
+	/* no getrandom() in this kernel: one call, and false, not a loop */
+	fail_errno = ENOSYS;
+	fail_times = -1;
+	getrandom_calls = 0;
+	CHECK(!gw_random_bytes(buf, sizeof(buf)));
+	CHECK(getrandom_calls == 1);
+	fail_errno = EPERM;
+	getrandom_calls = 0;
+	CHECK(!gw_random_bytes(buf, sizeof(buf)));
+	CHECK(getrandom_calls == 1);
+	fail_errno = 0;
+	fail_times = 0;
+	unit_context("");
+}
 
 static GwBatch
 sample(int workers)
@@ -107,5 +174,6 @@ main(void)
 		CHECK(gw_batch_decode(rec, len, &got, seed2, &has_seed) == -1);
 		CHECK(gw_batch_decode(rec, 10, &got, seed2, &has_seed) == -1);
 	}
+	test_random_bytes();
 	return unit_finish("test_gwbatch");
 }

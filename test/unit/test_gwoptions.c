@@ -84,6 +84,7 @@ test_defaults(void)
 	CHECK(parse_with(0, ARGS("--registry", "x", "--tokens", "t")) == GW_OPTIONS_BAD);
 	CHECK(strstr(err, "--state-dir") != NULL);
 	CHECK(parse_with(0, ARGS("--help")) == GW_OPTIONS_HELP);
+	CHECK(parse_with(0, ARGS("--version")) == GW_OPTIONS_VERSION);
 }
 
 static void
@@ -239,7 +240,8 @@ test_random(void)
 		}
 		unit_context("random round %d", round);
 		r = parse_with((int) (unit_rand() % 2), argv, n);
-		CHECK(r == GW_OPTIONS_OK || r == GW_OPTIONS_HELP || r == GW_OPTIONS_BAD);
+		CHECK(r == GW_OPTIONS_OK || r == GW_OPTIONS_HELP || r == GW_OPTIONS_VERSION ||
+			  r == GW_OPTIONS_BAD);
 		if (r == GW_OPTIONS_BAD)
 			CHECK(err[0] != '\0' && strchr(err, '\n') == NULL && strlen(err) < 200);
 		if (r == GW_OPTIONS_OK)

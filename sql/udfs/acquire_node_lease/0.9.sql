@@ -86,7 +86,9 @@ BEGIN
               WHERE l.region = p_region AND l.worker >= fw AND l.worker < fw + p_block
               FOR UPDATE SKIP LOCKED) AS s;
         CONTINUE WHEN locked < p_block;
-        SELECT count(*) FILTER (WHERE NOT coalesce(
+        -- a row fenced before its holder's end is busy until that end, for
+        -- every node: see idgen_fence_worker()
+        SELECT count(*) FILTER (WHERE coalesce(l.fenced_until > v_now, false) OR NOT coalesce(
                    l.owner IS NULL OR l.owner = p_owner
                    OR (l.lease_until <= v_now
                        AND (l.node_sysid IS NULL OR l.remote
