@@ -131,9 +131,17 @@ demo: deps
 	$(MAKE) install gateway-install
 	scripts/demo.sh
 
-test: deps
-	$(MAKE) all gateway
-	$(MAKE) install gateway-install
+# make test prints each build step's seconds and, through scripts/test.sh,
+# each layer's, all timed from IDGEN_TEST_T0, the start of make test
+timed = s=$$(date +%s); $(2); rc=$$?; \
+	echo "--- $(1): $$(($$(date +%s) - s)) s, ended at $$(($$(date +%s) - $$IDGEN_TEST_T0)) s from the start"; \
+	exit $$rc
+
+test: export IDGEN_TEST_T0 := $(shell date +%s)
+test:
+	@$(call timed,deps (scripts/deps.sh),scripts/deps.sh)
+	@$(call timed,build (make all gateway),$(MAKE) all gateway)
+	@$(call timed,install (make install gateway-install),$(MAKE) install gateway-install)
 	scripts/test.sh
 
 unit:

@@ -19,24 +19,38 @@ passed=0
 failed=0
 failed_names=()
 
+# Wall-clock figures for the log: each layer's seconds and the time from the
+# start at which it ended.  The start is make test's (IDGEN_TEST_T0, set by
+# the Makefile before its build steps), or this script's when run alone.
+run_t0=$(date +%s)
+t0=${IDGEN_TEST_T0:-$run_t0}
+since_start() {
+	local now
+	now=$(date +%s)
+	printf '%d:%02d' $(((now - t0) / 60)) $(((now - t0) % 60))
+}
+
 layer() {
-	local name=$1
+	local name=$1 start
 	shift
 	echo
 	echo "=== $name"
+	start=$(date +%s)
 	"$@"
-	layer_result "$name" $?
+	layer_result "$name" $? "$start"
 }
 
+# layer_result NAME RC START: the verdict with the seconds since START
 layer_result() {
-	local name=$1 rc=$2
+	local name=$1 rc=$2 took
+	took=$(($(date +%s) - $3))
 	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
-		echo "--- $name: ok"
+		echo "--- $name: ok ($took s, ended at $(since_start) from the start)"
 	else
 		failed=$((failed + 1))
 		failed_names+=("$name")
-		echo "--- $name: FAILED"
+		echo "--- $name: FAILED ($took s, ended at $(since_start) from the start)"
 	fi
 }
 
@@ -89,13 +103,13 @@ tap() {
 	else
 		echo "TAP: the previous release is not installed: test/t/180_rolling_upgrade.pl will fail"
 	fi
-	as_tester make -C "$work/tap" -s installcheck-tap-parallel || show_diffs "$work/tap"
+	as_tester make -C "$work/tap" -s installcheck-tap-parallel PROVE_FLAGS=--timer || show_diffs "$work/tap"
 }
 
 # the TAP files that load the machine or must not be starved, alone, after
 # the computing layers (test/t/README.md)
 tap_serial() {
-	as_tester make -C "$work/tap" -s installcheck-tap-serial || show_diffs "$work/tap"
+	as_tester make -C "$work/tap" -s installcheck-tap-serial PROVE_FLAGS=--timer || show_diffs "$work/tap"
 }
 
 # the checker's self-test first: each rule broken once in a small tree
@@ -111,7 +125,13 @@ module_graph() {
 # port from get_free_port (TAP): they do not meet.
 echo
 echo "=== TAP (in the background beside the layers up to the sanitizers; its output follows them)"
-tap >"$work/tap.out" 2>&1 &
+tap_start=$(date +%s)
+{
+	tap
+	rc=$?
+	echo "--- TAP, the files four at a time: $(($(date +%s) - tap_start)) s, ended at $(since_start) from the start"
+	exit $rc
+} >"$work/tap.out" 2>&1 &
 tap_pid=$!
 
 layer "unit tests (pure C)" make -C "$root/test/unit" -s run
@@ -133,10 +153,12 @@ echo "=== TAP (the files four at a time)"
 cat "$work/tap.out"
 echo
 echo "=== TAP (the serial group, alone)"
+serial_start=$(date +%s)
 tap_serial
 serial_rc=$?
+echo "--- TAP, the serial group: $(($(date +%s) - serial_start)) s, ended at $(since_start) from the start"
 [ "$tap_rc" -eq 0 ] && tap_rc=$serial_rc
-layer_result "TAP" "$tap_rc"
+layer_result "TAP" "$tap_rc" "$tap_start"
 # The two last run alone: the version layer runs TAP files of its own in
 # chroots, four at a time, and the Debian package layer replaces system files.
 # The committed tree on PostgreSQL 15 (the build with warnings as errors),
@@ -152,5 +174,5 @@ echo
 if [ "$failed" -gt 0 ]; then
 	echo "failed layers: ${failed_names[*]}"
 fi
-echo "test layers: $passed passed, $failed failed"
+echo "test layers: $passed passed, $failed failed ($(($(date +%s) - run_t0)) s in scripts/test.sh, $(since_start) in all)"
 [ "$failed" -eq 0 ]
