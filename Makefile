@@ -57,17 +57,18 @@ TAP_TESTS    = 1
 # first so that the short ones fill the gaps; TAP_SERIAL run after all the
 # others, one at a time and alone.  TAP_JOBS=1 runs them all one by one.
 TAP_JOBS    ?= 4
-TAP_FIRST    = test/t/081_registry_dump.pl test/t/160_gateway_lease_client.pl \
-               test/t/111_patroni_outage.pl test/t/104_fleet_ride_through.pl \
-               test/t/021_clock_source.pl test/t/031_failover_timelines.pl \
-               test/t/063_layout_restart.pl test/t/041_lease_expiry.pl \
-               test/t/110_patroni_failover.pl \
-               test/t/103_fleet_layout.pl test/t/120_gateway.pl \
-               test/t/101_fleet_outage.pl test/t/053_orms.pl
-TAP_SERIAL   = test/t/001_concurrency.pl test/t/011_crash_under_load.pl \
-               test/t/022_clock_jump.pl test/t/050_idgen128_concurrency.pl \
-               test/t/061_layout_switch.pl test/t/130_pgbouncer.pl \
-               test/t/170_gateway_slowloris.pl
+TAP_FIRST    = test/t/180_rolling_upgrade.pl test/t/081_registry_dump.pl \
+               test/t/104_fleet_ride_through.pl test/t/111_patroni_outage.pl \
+               test/t/160_gateway_lease_client.pl test/t/022_clock_jump.pl \
+               test/t/041_lease_expiry.pl test/t/107_fleet_lost_fence.pl \
+               test/t/031_failover_timelines.pl test/t/063_layout_restart.pl \
+               test/t/165_gateway_registry_lock.pl test/t/021_clock_source.pl \
+               test/t/101_fleet_outage.pl test/t/042_audit_text.pl \
+               test/t/158_gateway_hold_floor.pl test/t/110_patroni_failover.pl \
+               test/t/120_gateway.pl test/t/103_fleet_layout.pl \
+               test/t/167_gateway_key_records.pl test/t/150_registry_restore_logical.pl \
+               test/t/151_registry_restore_physical.pl test/t/171_gateway_options.pl
+TAP_SERIAL   = test/t/011_crash_under_load.pl test/t/170_gateway_slowloris.pl
 PROVE_TESTS  = $(TAP_FIRST) $(filter-out $(TAP_FIRST),$(sort $(wildcard test/t/*.pl)))
 # in PROVE_TESTS' order, which prove's scheduler follows
 TAP_PARALLEL = $(filter-out $(TAP_SERIAL),$(PROVE_TESTS))
