@@ -1,9 +1,13 @@
 # 062_refusals.pl - refusals that say what really stops the call, each with
 # its SQLSTATE
 #
-#   1. The registry stops answering (its lease table is locked): first the
-#      durable high-water mark runs out (IR003), later the lease's validity
-#      (IR002).  Both are "retry soon".
+#   1. The registry stops answering (its lease table is locked, so the
+#      background worker waits inside it): the generators raise the durable
+#      high-water mark themselves, so calls go on until the lease's
+#      validity runs out (IR002, "retry soon"), never refused for the mark.
+#      A mark that cannot be written (the note read-only, a directory where
+#      its new copy goes) is refused for, once it runs out (IR003, "retry
+#      soon"), and the detail says why.
 #   2. A batch that does not fit before a layout switch, which is further
 #      away than idgen.max_clock_wait, is refused naming the switch (IR004),
 #      not blaming the system clock: nothing is wrong with the clock.
@@ -79,8 +83,8 @@ for my $i (1 .. 200)
 		last;
 	}
 }
-like($hw_refusal, qr/^ERROR:  IR003: idgen high-water mark was not raised in time/,
-	'registry away: once the durable mark runs out, IR003');
+is($hw_refusal, '',
+	'registry away: no call refused for the durable mark while the lease is valid (the generators raised it)');
 like($lease_refusal, qr/^ERROR:  IR002: idgen worker lease was not renewed in time/,
 	'registry away: once the lease runs out, IR002');
 like( $node->safe_psql('postgres', 'SELECT state FROM idgen_status()'),
@@ -90,6 +94,35 @@ $locker_in .= "ROLLBACK;\n\\q\n";
 $locker->finish;
 ok($node->poll_query_until('postgres', q{SELECT idgen_next() > 0 AND state = 'active' FROM idgen_status()}),
 	'registry back: the node issues again');
+
+# the mark cannot be written: in place (read-only) nor whole (its new copy's
+# name taken by a directory)
+my $note = $node->data_dir . '/pg_idgen_high_water';
+chmod 0400, $note or die "chmod $note: $!";
+mkdir "$note.tmp" or die "mkdir $note.tmp: $!";
+$hw_refusal = '';
+my $hw_detail = '';
+for my $i (1 .. 400)
+{
+	my $o = outcome('SELECT idgen_next();');
+	next if $o eq 'issued';
+	if ($o =~ /high-water/)
+	{
+		$hw_refusal = $o;
+		($hw_detail) = $last_stderr =~ /^DETAIL:\s+(.*)$/m;
+		last;
+	}
+}
+like($hw_refusal, qr/^ERROR:  IR003: idgen high-water mark was not raised in time/,
+	'mark unwritable: once the durable mark runs out, IR003');
+like($hw_detail // '', qr/could not raise it: the mark's file could not be written/,
+	'mark unwritable: the detail says the mark could not be written');
+like(slurp_file($node->logfile), qr/could not write "pg_idgen_high_water\.tmp"/,
+	'mark unwritable: the server log names the file');
+rmdir "$note.tmp" or die "rmdir $note.tmp: $!";
+chmod 0600, $note or die "chmod $note: $!";
+ok($node->poll_query_until('postgres', q{SELECT idgen_next() > 0 AND state = 'active' FROM idgen_status()}),
+	'mark writable again: the node issues again');
 
 # --- 2. a batch across a layout switch ----------------------------------------
 
