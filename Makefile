@@ -138,10 +138,11 @@ timed = s=$$(date +%s); $(2); rc=$$?; \
 	echo "--- $(1): $$(($$(date +%s) - s)) s, ended at $$(($$(date +%s) - $$IDGEN_TEST_T0)) s from the start"; \
 	exit $$rc
 
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 test: export IDGEN_TEST_T0 := $(shell date +%s)
 test:
 	@$(call timed,deps (scripts/deps.sh),scripts/deps.sh)
-	@$(call timed,build (make all gateway),$(MAKE) all gateway)
+	@$(call timed,build (make -j$(NPROC) all gateway),$(MAKE) -j$(NPROC) all gateway)
 	@$(call timed,install (make install gateway-install),$(MAKE) install gateway-install)
 	scripts/test.sh
 

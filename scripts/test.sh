@@ -40,18 +40,41 @@ layer() {
 	layer_result "$name" $? "$start"
 }
 
-# layer_result NAME RC START: the verdict with the seconds since START
+# layer_result NAME RC START [END]: the verdict with the seconds from START
+# to END (now unless given)
 layer_result() {
-	local name=$1 rc=$2 took
-	took=$(($(date +%s) - $3))
+	local name=$1 rc=$2 end=${4:-$(date +%s)} took at
+	took=$((end - $3))
+	at=$(printf '%d:%02d' $(((end - t0) / 60)) $(((end - t0) % 60)))
 	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
-		echo "--- $name: ok ($took s, ended at $(since_start) from the start)"
+		echo "--- $name: ok ($took s, ended at $at from the start)"
 	else
 		failed=$((failed + 1))
 		failed_names+=("$name")
-		echo "--- $name: FAILED ($took s, ended at $(since_start) from the start)"
+		echo "--- $name: FAILED ($took s, ended at $at from the start)"
 	fi
+}
+
+# side NAME CMD...: a layer run in a background group; its verdict is
+# recorded by the main line (side_results) once the group is done
+side() {
+	local name=$1 start rc
+	shift
+	echo
+	echo "=== $name"
+	start=$(date +%s)
+	"$@"
+	rc=$?
+	echo "--- $name: exit $rc"
+	printf '%s|%s|%s|%s\n' "$name" "$rc" "$start" "$(date +%s)" >>"$work/side.results"
+}
+
+side_results() {
+	local name rc start end
+	while IFS='|' read -r name rc start end; do
+		layer_result "$name" "$rc" "$start" "$end"
+	done <"$work/side.results"
 }
 
 as_tester() {
@@ -134,18 +157,30 @@ tap_start=$(date +%s)
 } >"$work/tap.out" 2>&1 &
 tap_pid=$!
 
-layer "unit tests (pure C)" make -C "$root/test/unit" -s run
+layer "unit tests (pure C)" make -C "$root/test/unit" -s -j"$(nproc)" run
 layer "module graph (layers and include cycles)" module_graph
-layer "fuzz (text parser, brief)" make -C "$root/test/fuzz" -s run
+layer "fuzz (text parser, brief)" make -C "$root/test/fuzz" -s -j"$(nproc)" run
 layer "model check (SPIN)" "$root/scripts/model_check.sh"
-# META.json and `make dist`; in the tree itself, where .git is (a clone)
+# META.json and `make dist`; in the tree itself, where .git is (a clone),
+# before the layers below copy the tree
 layer "dist (META.json, make dist)" python3 "$root/test/dist_check.py"
-# plain make and make install with libmicrohttpd's header hidden, into a
-# relocated copy of PostgreSQL; make gateway says it is missing
-layer "PGXS build without libmicrohttpd" "$root/scripts/build_check.sh"
-layer "pg_regress" regress
-layer "isolation" isolation
+# Beside the sanitizers (their own build, in a relocated copy of PostgreSQL,
+# on a private socket), one after another: plain make and make install with
+# libmicrohttpd's header hidden, into a relocated copy of PostgreSQL (make
+# gateway says it is missing); pg_regress and isolation on the system
+# PostgreSQL, in their copy of the tree.  Their output follows the
+# sanitizers'.
+: >"$work/side.results"
+{
+	side "PGXS build without libmicrohttpd" "$root/scripts/build_check.sh"
+	side "pg_regress" regress
+	side "isolation" isolation
+} >"$work/side.out" 2>&1 &
+side_pid=$!
 layer "sanitizers (regress and isolation under ASan+UBSan)" "$root/scripts/sanitize.sh"
+wait "$side_pid"
+cat "$work/side.out"
+side_results
 wait "$tap_pid"
 tap_rc=$?
 echo
