@@ -104,7 +104,7 @@ endif
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_INSTALL) $(SQL_UDFS) scripts/sql_include.sh
 	$(SHELL) scripts/sql_include.sh $(SQL_INSTALL) > $@.tmp && mv $@.tmp $@
 
-sql/$(EXTENSION)--%.sql: sql/updates/$(EXTENSION)--%.sql $(SQL_UDFS) scripts/sql_include.sh
+sql/$(EXTENSION)--%.sql: sql/updates/$(EXTENSION)--%.sql $(SQL_INSTALL) $(SQL_UDFS) scripts/sql_include.sh
 	$(SHELL) scripts/sql_include.sh $< > $@.tmp && mv $@.tmp $@
 
 # idgen-gateway, the HTTP daemon, and the idgen command-line tool
