@@ -31,19 +31,27 @@ since_start() {
 }
 
 layer() {
-	local name=$1 start
+	local name=$1 start log
 	shift
 	echo
 	echo "=== $name"
 	start=$(date +%s)
-	"$@"
-	layer_result "$name" $? "$start"
+	log=$work/layer.$((passed + failed)).log
+	"$@" 2>&1 | tee "$log"
+	layer_result "$name" "${PIPESTATUS[0]}" "$start" "" "$log"
 }
 
-# layer_result NAME RC START [END]: the verdict with the seconds from START
-# to END (now unless given)
+# The lines of a failed layer's output that say what failed, at most 12, for
+# the end of the log: a CI that shows only the last lines of a run shows why
+digest_lines() {
+	grep -E 'FAIL|not ok|Failed test|Dubious|failed \(|: error:|No such file|timed out|diff ' "$1" |
+		grep -vE '^(ok|#) .*todo' | cut -c1-220 | awk '!seen[$0]++' | head -n 12
+}
+
+# layer_result NAME RC START [END [LOG]]: the verdict with the seconds from
+# START to END (now if empty); a failed layer's LOG goes into the digest
 layer_result() {
-	local name=$1 rc=$2 end=${4:-$(date +%s)} took at
+	local name=$1 rc=$2 end=${4:-$(date +%s)} log=${5:-} took at
 	took=$((end - $3))
 	at=$(printf '%d:%02d' $(((end - t0) / 60)) $(((end - t0) % 60)))
 	if [ "$rc" -eq 0 ]; then
@@ -53,27 +61,34 @@ layer_result() {
 		failed=$((failed + 1))
 		failed_names+=("$name")
 		echo "--- $name: FAILED ($took s, ended at $at from the start)"
+		if [ -n "$log" ] && [ -f "$log" ]; then
+			{
+				echo "$name:"
+				digest_lines "$log" | sed 's/^/    /'
+			} >>"$work/digest"
+		fi
 	fi
 }
 
 # side NAME CMD...: a layer run in a background group; its verdict is
 # recorded by the main line (side_results) once the group is done
 side() {
-	local name=$1 start rc
+	local name=$1 start rc log
 	shift
 	echo
 	echo "=== $name"
 	start=$(date +%s)
-	"$@"
-	rc=$?
+	log=$work/side.$(wc -l <"$work/side.results").log
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
 	echo "--- $name: exit $rc"
-	printf '%s|%s|%s|%s\n' "$name" "$rc" "$start" "$(date +%s)" >>"$work/side.results"
+	printf '%s|%s|%s|%s|%s\n' "$name" "$rc" "$start" "$(date +%s)" "$log" >>"$work/side.results"
 }
 
 side_results() {
-	local name rc start end
-	while IFS='|' read -r name rc start end; do
-		layer_result "$name" "$rc" "$start" "$end"
+	local name rc start end log
+	while IFS='|' read -r name rc start end log; do
+		layer_result "$name" "$rc" "$start" "$end" "$log"
 	done <"$work/side.results"
 }
 
@@ -189,11 +204,12 @@ cat "$work/tap.out"
 echo
 echo "=== TAP (the serial group, alone)"
 serial_start=$(date +%s)
-tap_serial
-serial_rc=$?
+tap_serial 2>&1 | tee "$work/tap_serial.out"
+serial_rc=${PIPESTATUS[0]}
 echo "--- TAP, the serial group: $(($(date +%s) - serial_start)) s, ended at $(since_start) from the start"
 [ "$tap_rc" -eq 0 ] && tap_rc=$serial_rc
-layer_result "TAP" "$tap_rc" "$tap_start"
+cat "$work/tap.out" "$work/tap_serial.out" >"$work/tap.log"
+layer_result "TAP" "$tap_rc" "$tap_start" "" "$work/tap.log"
 # The two last run alone: the version layer runs TAP files of its own in
 # chroots, four at a time, and the Debian package layer replaces system files.
 # The committed tree on PostgreSQL 15 (the build with warnings as errors),
@@ -207,6 +223,10 @@ layer "Debian package" "$root/scripts/deb_check.sh"
 
 echo
 if [ "$failed" -gt 0 ]; then
+	if [ -s "$work/digest" ]; then
+		echo "what the failed layers said of their failures:"
+		cat "$work/digest"
+	fi
 	echo "failed layers: ${failed_names[*]}"
 fi
 echo "test layers: $passed passed, $failed failed ($(($(date +%s) - run_t0)) s in scripts/test.sh, $(since_start) in all)"
