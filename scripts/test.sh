@@ -18,6 +18,8 @@ export IDGEN_REQUIRE_CLIENTS=${IDGEN_REQUIRE_CLIENTS:-1}
 passed=0
 failed=0
 failed_names=()
+declare -A layer_seconds
+layer_times=()
 
 # Wall-clock figures for the log: each layer's seconds and the time from the
 # start at which it ended.  The start is make test's (IDGEN_TEST_T0, set by
@@ -53,6 +55,8 @@ digest_lines() {
 layer_result() {
 	local name=$1 rc=$2 end=${4:-$(date +%s)} log=${5:-} took at
 	took=$((end - $3))
+	layer_seconds[$name]=$took
+	layer_times+=("${name%% (*} $took s")
 	at=$(printf '%d:%02d' $(((end - t0) / 60)) $(((end - t0) % 60)))
 	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
@@ -215,13 +219,15 @@ layer_result "TAP" "$tap_rc" "$tap_start" "" "$work/tap.log"
 # The committed tree on PostgreSQL 15 (the build with warnings as errors),
 # 17 and 18 (build, regress, isolation and the restart, crash, clock,
 # standby, fleet-outage and gateway TAP files in Debian chroots)
-layer "PostgreSQL versions (15, 17, 18; make in a minimal Debian 12)" "$root/scripts/versions.sh"
+versions_layer="PostgreSQL versions (15, 17, 18; make in a minimal Debian 12)"
+layer "$versions_layer" "$root/scripts/versions.sh"
 # the Debian package (make deb, apt install, load, apt remove): last, since
 # installing and removing it replaces and deletes the files `make install`
 # put into the system PostgreSQL (scripts/deb_check.sh puts them back)
 layer "Debian package" "$root/scripts/deb_check.sh"
 
 echo
+(IFS=';'; echo "seconds per layer:${layer_times[*]/#/ }")
 if [ "$failed" -gt 0 ]; then
 	if [ -s "$work/digest" ]; then
 		echo "what the failed layers said of their failures:"
@@ -230,4 +236,8 @@ if [ "$failed" -gt 0 ]; then
 	echo "failed layers: ${failed_names[*]}"
 fi
 echo "test layers: $passed passed, $failed failed ($(($(date +%s) - run_t0)) s in scripts/test.sh, $(since_start) in all)"
+# the budget is 12 minutes for make test and 5 more for the version layer
+v_s=${layer_seconds[$versions_layer]:-0}
+all_s=$(($(date +%s) - t0))
+printf 'make test without the version layer (%d s): %d:%02d\n' "$v_s" $(((all_s - v_s) / 60)) $(((all_s - v_s) % 60))
 [ "$failed" -eq 0 ]
