@@ -46,8 +46,8 @@ layer() {
 # The lines of a failed layer's output that say what failed, at most 12, for
 # the end of the log: a CI that shows only the last lines of a run shows why
 digest_lines() {
-	grep -E 'FAIL|not ok|Failed test|Dubious|failed \(|: error:|No such file|timed out|diff ' "$1" |
-		grep -vE '^(ok|#) .*todo' | cut -c1-220 | awk '!seen[$0]++' | head -n 12
+	grep -E 'FAIL|not ok|Failed test|Dubious|Wstat|failed \(|: error:|timed out|diff ' "$1" |
+		grep -vE '^[[:space:]]*# round|^(ok|#) .*todo' | cut -c1-220 | awk '!seen[$0]++' | head -n 12
 }
 
 # layer_result NAME RC START [END [LOG]]: the verdict with the seconds from

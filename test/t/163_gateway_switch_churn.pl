@@ -29,7 +29,7 @@ use Time::HiRes qw(usleep time);
 
 my $tmp = PostgreSQL::Test::Utils::tempdir('gwchurn');
 my $registry = idgen_registry('registry',
-	conf => "max_connections = 60\nidgen.lease_ttl = '2s'\n");
+	conf => "max_connections = 60\nidgen.lease_ttl = '6s'\n");
 ok(wait_extension($registry), 'registry: the extension is there');
 my $conn = registry_conn($registry);
 my $tokens = IdgenGwRun::tokens_file($tmp);
@@ -82,13 +82,13 @@ for my $g (@gw)
 {
 	ok(IdgenTest::wait_for(sub { IdgenGwRun::healthy($g) }), "$g->{name} (8 workers): healthy");
 }
-my $node = idgen_fleet_node('node', $registry, conf => "idgen.lease_ttl = '2s'\n");
+my $node = idgen_fleet_node('node', $registry, conf => "idgen.lease_ttl = '6s'\n");
 ok(wait_state($node), 'node: active');
 $node->safe_psql('postgres', 'CREATE EXTENSION IF NOT EXISTS idgen');
 
 my $leases0 = q1("SELECT count(*) FROM idgen.audit_log WHERE action = 'worker_leased'");
 is($leases0, '32', 'four gateways hold 32 workers');
-my $switch_at = q1("SELECT greatest(clock_timestamp() + interval '8 seconds', "
+my $switch_at = q1("SELECT greatest(clock_timestamp() + interval '20 seconds', "
 	  . "max(lease_until) FILTER (WHERE owner IS NOT NULL) + interval '3 seconds', "
 	  . "max(high_water) + interval '3 seconds') FROM idgen.worker_lease");
 is(q1("SELECT idgen_schedule_layout('$switch_at', 2, 8, 12)"), '2', "a layout scheduled as epoch 2 at $switch_at");
