@@ -18,7 +18,6 @@ export IDGEN_REQUIRE_CLIENTS=${IDGEN_REQUIRE_CLIENTS:-1}
 passed=0
 failed=0
 failed_names=()
-declare -A layer_seconds
 layer_times=()
 
 # Wall-clock figures for the log: each layer's seconds and the time from the
@@ -50,34 +49,38 @@ digest_lines() {
 		grep -vE '^[[:space:]]*# round|^(ok|#) .*todo' | cut -c1-220 | awk '!seen[$0]++' | head -n 12
 }
 
+# digest_add TITLE CMD...: CMD's lines, if it prints any, under TITLE in the
+# digest printed at the end
+digest_add() {
+	local title=$1 lines
+	shift
+	lines=$("$@" 2>/dev/null | cut -c1-400) || true
+	[ -n "$lines" ] || return 0
+	{
+		echo "$title"
+		echo "$lines" | sed 's/^/    /'
+	} >>"$work/digest"
+}
+
 # layer_result NAME RC START [END [LOG]]: the verdict with the seconds from
 # START to END (now if empty); a failed layer's LOG goes into the digest
 layer_result() {
 	local name=$1 rc=$2 end=${4:-$(date +%s)} log=${5:-} took at
 	took=$((end - $3))
-	layer_seconds[$name]=$took
+	last_took=$took
 	layer_times+=("${name%% (*} $took s")
 	at=$(printf '%d:%02d' $(((end - t0) / 60)) $(((end - t0) % 60)))
 	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
 		echo "--- $name: ok ($took s, ended at $at from the start)"
 		# a step that passed only when run again is said at the end too
-		if [ -n "$log" ] && [ -f "$log" ] && grep -q 'the second attempt; the first failed' "$log"; then
-			{
-				echo "$name: passed, but only at the second attempt:"
-				grep 'the second attempt; the first failed' "$log" | cut -c1-400 | sed 's/^/    /'
-			} >>"$work/digest"
-		fi
+		[ -n "$log" ] && digest_add "$name: passed, but only at the second attempt:" \
+			grep 'the second attempt; the first failed' "$log"
 	else
 		failed=$((failed + 1))
 		failed_names+=("$name")
 		echo "--- $name: FAILED ($took s, ended at $at from the start)"
-		if [ -n "$log" ] && [ -f "$log" ]; then
-			{
-				echo "$name:"
-				digest_lines "$log" | sed 's/^/    /'
-			} >>"$work/digest"
-		fi
+		[ -n "$log" ] && digest_add "$name:" digest_lines "$log"
 	fi
 }
 
@@ -226,8 +229,8 @@ layer_result "TAP" "$tap_rc" "$tap_start" "" "$work/tap.log"
 # The committed tree on PostgreSQL 15 (the build with warnings as errors),
 # 17 and 18 (build, regress, isolation and the restart, crash, clock,
 # standby, fleet-outage and gateway TAP files in Debian chroots)
-versions_layer="PostgreSQL versions (15, 17, 18; make in a minimal Debian 12)"
-layer "$versions_layer" "$root/scripts/versions.sh"
+layer "PostgreSQL versions (15, 17, 18; make in a minimal Debian 12)" "$root/scripts/versions.sh"
+versions_s=$last_took
 # the Debian package (make deb, apt install, load, apt remove): last, since
 # installing and removing it replaces and deletes the files `make install`
 # put into the system PostgreSQL (scripts/deb_check.sh puts them back)
@@ -244,7 +247,7 @@ if [ "$failed" -gt 0 ]; then
 fi
 echo "test layers: $passed passed, $failed failed ($(($(date +%s) - run_t0)) s in scripts/test.sh, $(since_start) in all)"
 # the budget is 12 minutes for make test and 5 more for the version layer
-v_s=${layer_seconds[$versions_layer]:-0}
 all_s=$(($(date +%s) - t0))
-printf 'make test without the version layer (%d s): %d:%02d\n' "$v_s" $(((all_s - v_s) / 60)) $(((all_s - v_s) % 60))
+printf 'make test without the version layer (%d s): %d:%02d\n' "$versions_s" \
+	$(((all_s - versions_s) / 60)) $(((all_s - versions_s) % 60))
 [ "$failed" -eq 0 ]
