@@ -13,6 +13,10 @@
 # are gone.
 #
 #   scripts/deb_check.sh                                      build all, check all
+#   scripts/deb_check.sh --build DIR                          the Build-Depends check and
+#                                                             15's packages into DIR, no install
+#   scripts/deb_check.sh --built DIR                          the rest of a plain run, with
+#                                                             what --build left in DIR
 #   scripts/deb_check.sh --one MAJOR FILE.deb [GATEWAY.deb]   check packages here
 #
 # Installing the package overwrites, and removing it deletes, the very files
@@ -20,7 +24,7 @@
 # the scripts).  So the check first saves those files as they are and puts
 # them back at the end, whatever happened, and checks that they are back: it
 # leaves the machine (and the chroot) as it found it.  scripts/test.sh runs
-# it last.
+# it last, with --build beside the version layer before it.
 #
 # It has to be root (apt).  As another user it skips with a message, unless
 # IDGEN_REQUIRE_DEB=1, which makes that a failure.
@@ -45,11 +49,40 @@ if [ "${1:-}" != --one ]; then
 	. "$root/scripts/chroot.sh"
 	majors=${IDGEN_DEB_VERSIONS:-15 17 18}
 	version=$(sed -n "s/^[[:space:]]*default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" "$root/idgen.control")
-	out=$(mktemp -d /tmp/idgen-debs.XXXXXX)
-	trap 'rm -rf "$out"' EXIT
+	to_build=$majors
 	builddeps=0
-	"$root/scripts/deb_builddeps_check.sh" || builddeps=1
-	if ! IDGEN_DEB_VERSIONS=$majors "$root/scripts/deb.sh" "$out"; then
+	case ${1:-} in
+	--build)
+		# the Build-Depends and the packages of 15, nothing installed:
+		# make test runs this beside the version layer, and --built later
+		out=$2
+		t=$SECONDS
+		rc=0
+		if ! "$root/scripts/deb_builddeps_check.sh"; then
+			: >"$out/builddeps.failed"
+			rc=1
+		fi
+		# a package missing from $out is a failure of --built
+		if ! IDGEN_DEB_VERSIONS=15 "$root/scripts/deb.sh" "$out"; then
+			echo "deb_check: FAIL: make deb (PostgreSQL 15)" >&2
+			rc=1
+		fi
+		echo "deb_check: the Build-Depends and the packages of PostgreSQL 15: $((SECONDS - t)) s"
+		exit "$rc"
+		;;
+	--built)
+		# what --build left in $2: its failures were printed with it
+		out=$2
+		[ -e "$out/builddeps.failed" ] && builddeps=1
+		to_build=$(echo "$majors" | tr ' ' '\n' | grep -vx 15 | tr '\n' ' ')
+		;;
+	*)
+		out=$(mktemp -d /tmp/idgen-debs.XXXXXX)
+		trap 'rm -rf "$out"' EXIT
+		"$root/scripts/deb_builddeps_check.sh" || builddeps=1
+		;;
+	esac
+	if [ -n "${to_build// /}" ] && ! IDGEN_DEB_VERSIONS=$to_build "$root/scripts/deb.sh" "$out"; then
 		echo "deb_check: FAIL: make deb" >&2
 		exit 1
 	fi

@@ -229,12 +229,25 @@ layer_result "TAP" "$tap_rc" "$tap_start" "" "$work/tap.log"
 # The committed tree on PostgreSQL 15 (the build with warnings as errors),
 # 17 and 18 (build, regress, isolation and the restart, crash, clock,
 # standby, fleet-outage and gateway TAP files in Debian chroots)
+#
+# Beside it, the Debian package layer's first part: the Build-Depends check
+# and the packages of 15 (dpkg-buildpackage in scratch copies, nothing
+# installed), which the version layer's chroots, waiting on their TAP
+# files' timers, leave the cores for.
+mkdir "$work/debs"
+"$root/scripts/deb_check.sh" --build "$work/debs" >"$work/deb_build.out" 2>&1 &
+deb_build_pid=$!
 layer "PostgreSQL versions (15, 17, 18; make in a minimal Debian 12)" "$root/scripts/versions.sh"
 versions_s=$last_took
+wait "$deb_build_pid"
 # the Debian package (make deb, apt install, load, apt remove): last, since
 # installing and removing it replaces and deletes the files `make install`
 # put into the system PostgreSQL (scripts/deb_check.sh puts them back)
-layer "Debian package" "$root/scripts/deb_check.sh"
+deb_layer() {
+	cat "$work/deb_build.out"
+	"$root/scripts/deb_check.sh" --built "$work/debs"
+}
+layer "Debian package (its 15 build beside the version layer)" deb_layer
 
 echo
 (IFS=';'; echo "seconds per layer:${layer_times[*]/#/ }")
