@@ -71,9 +71,29 @@ COMMENT ON FUNCTION idgen.region_hold_until() IS 'until when the root grants no 
 REVOKE ALL ON FUNCTION idgen.region_hold_until() FROM PUBLIC;
 
 /*
+ * G7 (global layout epochs): the start of the first layout epoch newer than
+ * known, the newest one a region owner has read from the root and passed on
+ * (NULL: only the built-in epoch 1, which every installation has).  No
+ * region lease runs, by its end plus its allowance, into an epoch its owner
+ * has not confirmed: grants and renewals end before this ('infinity': no
+ * such epoch).
+ */
+CREATE FUNCTION idgen.unconfirmed_epoch_start(known integer) RETURNS timestamptz
+    LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS
+$$
+SELECT coalesce(min(e.start_time), 'infinity')
+FROM idgen.epoch AS e WHERE e.version > coalesce($1, 1)
+$$;
+COMMENT ON FUNCTION idgen.unconfirmed_epoch_start(integer) IS 'the start of the first layout epoch newer than the one given (infinity: none): no region lease runs into an epoch its owner has not confirmed';
+REVOKE ALL ON FUNCTION idgen.unconfirmed_epoch_start(integer) FROM PUBLIC;
+
+/*
  * Lease a region to a regional registry (owner) for ttl (10 s to 1 day),
  * with the owner's allowance (at most 3 hours; default: the root's own
- * drift allowance), both counted in seconds.
+ * drift allowance), both counted in seconds, and the newest layout epoch
+ * the owner has read from the root (known_epoch; NULL: only epoch 1): the
+ * lease ends before the first epoch newer than that (G7), and is refused
+ * while one already applies.
  * Answers the generation, the lease's end on the root's clock and the floor
  * above which the region's IDs must lie (start_after); the owner counts its
  * validity from its request (G1, CLOCK_BOOTTIME on its side).  Refused
@@ -83,15 +103,17 @@ REVOKE ALL ON FUNCTION idgen.region_hold_until() FROM PUBLIC;
  * at least (R6).
  */
 \ir ../udfs/idgen_lease_region/latest.sql
-COMMENT ON FUNCTION @extschema@.idgen_lease_region(text, integer, interval, interval) IS 'on the root: lease a region to a regional registry; answers the generation, the end and the floor its IDs start above; the same owner gets its running lease back';
-REVOKE ALL ON FUNCTION @extschema@.idgen_lease_region(text, integer, interval, interval) FROM PUBLIC;
+COMMENT ON FUNCTION @extschema@.idgen_lease_region(text, integer, interval, interval, integer) IS 'on the root: lease a region to a regional registry; answers the generation, the end and the floor its IDs start above; the same owner gets its running lease back';
+REVOKE ALL ON FUNCTION @extschema@.idgen_lease_region(text, integer, interval, interval, integer) FROM PUBLIC;
 
 /*
  * Renew a region lease by its generation (and owner, if given) while it
  * runs for more than the clock allowance (G1), also during a hold (G3).
  * The owner reports its mark (the highest its nodes may have issued up to)
  * and the newest layout epoch it has read and passed on, which the root
- * counts before it schedules a switch (G7).  Answers the new end.
+ * counts before it schedules a switch (G7): the lease runs no further
+ * than the first epoch newer than that, less the allowance.  Answers the
+ * new end.
  */
 \ir ../udfs/idgen_renew_region/latest.sql
 COMMENT ON FUNCTION @extschema@.idgen_renew_region(integer, bigint, text, timestamptz, integer) IS 'on the root: renew a region lease by its generation; fails once it ran out, was released or fenced; records the owner''s mark and confirmed layout epoch';

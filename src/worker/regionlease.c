@@ -38,10 +38,9 @@
 #include "leaseanswer.h"
 #include "registry.h"
 #include "regionlease.h"
+#include "rootlink.h"
 #include "settings.h"
 
-/* how often a wait for the root wakes for the node's upkeep */
-#define REGIONLEASE_WAIT_STEP_MS 100
 #define REGIONLEASE_BACKOFF_MIN_MS 1000
 #define REGIONLEASE_BACKOFF_MAX_MS 30000
 /* how often start-up looks again for an extension too old or missing */
@@ -53,6 +52,8 @@ typedef struct HeldRegion
 	bool		held;			/* leased, and valid by this registry's clock */
 	int64		generation;
 	int64		ttl_ms;			/* granted: each renewal runs it again at the root */
+	int64		granted_ms;		/* the last answer's length: less before an epoch
+								 * this registry had not confirmed (G7) */
 	int64		valid_boot_ms;	/* the validity's end on CLOCK_BOOTTIME */
 	int64		valid_wall_ms;	/* the same end as written, by the wall clock */
 	int64		sent_boot_ms;	/* sending of the last answered request */
@@ -69,15 +70,10 @@ static bool active = false;		/* a parent is set and idgen.held_region is there *
 static int64 next_check_boot_ms = 0;
 static bool logged_old = false;
 static char owner_name[128];
-static char root_schema[2 * NAMEDATALEN + 3];	/* the root's extension schema, quoted */
 
-static PGconn *root = NULL;
-static bool (*stop_check) (void) = NULL;
-static bool final_phase = false;
-static IdgenWorker *upkeep = NULL;
-static char root_error[400];
-static char root_state[6];
 static char last_failure[256];
+static char epoch_problem[256];	/* why the root's epochs are not all taken */
+static char epoch_problem_logged[256];
 
 static int64
 boot_ms(void)
@@ -91,240 +87,10 @@ int_text(int64 v)
 	return psprintf(INT64_FORMAT, v);
 }
 
-static const char *
-root_display(void)
-{
-	static char buf[300];
-
-	(void) idgen_conninfo_display(idgen_parent_registry, buf, sizeof(buf));
-	return buf;
-}
-
 void
 regionlease_init(bool (*should_stop) (void))
 {
-	stop_check = should_stop;
-}
-
-/* ---------------------------------------------------------------------
- * The root: the module's own libpq connection, every wait bounded.  These
- * calls never raise an error: they return false with root_error set.
- * --------------------------------------------------------------------- */
-
-static void
-root_drop(void)
-{
-	if (root != NULL)
-	{
-		PQfinish(root);
-		ReleaseExternalFD();
-		root = NULL;
-	}
-}
-
-static void
-set_root_error(const char *what, const char *detail, const char *state)
-{
-	char		msg[300];
-	int			n;
-
-	strlcpy(msg, detail ? detail : "", sizeof(msg));
-	n = strlen(msg);
-	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-		msg[--n] = '\0';
-	snprintf(root_error, sizeof(root_error), "%s%s%s", what, msg[0] ? ": " : "", msg);
-	strlcpy(root_state, state ? state : "", sizeof(root_state));
-}
-
-static bool
-root_wait(int events, int64 deadline)
-{
-	for (;;)
-	{
-		int64		left = deadline - idgen_clock_ms(CLOCK_MONOTONIC);
-		int			rc;
-
-		if (!final_phase && stop_check && stop_check())
-		{
-			set_root_error("shutting down", NULL, NULL);
-			return false;
-		}
-		if (left <= 0)
-		{
-			set_root_error("the root registry did not answer in time", NULL, NULL);
-			return false;
-		}
-		/* the node issues on meanwhile: its own mark stays ahead */
-		if (upkeep != NULL && !final_phase)
-			lease_keep(upkeep);
-		rc = WaitLatchOrSocket(MyLatch,
-							   WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
-							   PQsocket(root), Min(left, REGIONLEASE_WAIT_STEP_MS),
-							   PG_WAIT_EXTENSION);
-		if (rc & WL_LATCH_SET)
-			ResetLatch(MyLatch);
-		if (rc & events)
-			return true;
-	}
-}
-
-static PGresult *root_run(const char *sql, int nparams, const char *const *params);
-
-static bool
-root_connect(void)
-{
-	/*
-	 * The user's string comes after ours and may override them; the server
-	 * gives up on a statement before we do.  read-write: of the hosts a
-	 * string lists, the root's primary.
-	 */
-	const char *keys[] = {"keepalives", "keepalives_idle", "keepalives_interval",
-		"keepalives_count", "target_session_attrs", "options", "dbname",
-	"fallback_application_name", NULL};
-	const char *vals[] = {"1", "5", "2", "3", "read-write",
-		"-c statement_timeout=1500 -c lock_timeout=1000 -c idle_in_transaction_session_timeout=5000",
-	idgen_parent_registry, "idgen region lease worker", NULL};
-	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
-	int64		deadline = idgen_clock_ms(CLOCK_MONOTONIC) + REGIONLEASE_CALL_TIMEOUT_MS;
-	PGresult   *res;
-
-	if (!AcquireExternalFD())
-	{
-		set_root_error("too many open files to connect to the root registry", NULL, NULL);
-		return false;
-	}
-	root = PQconnectStartParams(keys, vals, 1);
-	if (root == NULL)
-	{
-		ReleaseExternalFD();
-		set_root_error("out of memory connecting to the root registry", NULL, NULL);
-		return false;
-	}
-	while (st != PGRES_POLLING_OK)
-	{
-		if (PQstatus(root) == CONNECTION_BAD || st == PGRES_POLLING_FAILED)
-		{
-			set_root_error("could not connect to the root registry", PQerrorMessage(root), NULL);
-			root_drop();
-			return false;
-		}
-		if (!root_wait(st == PGRES_POLLING_READING ? WL_SOCKET_READABLE :
-					   WL_SOCKET_WRITEABLE, deadline))
-		{
-			root_drop();
-			return false;
-		}
-		st = PQconnectPoll(root);
-	}
-
-	/* where the root's region lease functions are */
-	res = root_run("SELECT quote_ident(n.nspname) FROM pg_catalog.pg_extension AS e "
-				   "JOIN pg_catalog.pg_namespace AS n ON n.oid = e.extnamespace "
-				   "WHERE e.extname = 'idgen'", 0, NULL);
-	if (res == NULL)
-		return false;
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
-	{
-		set_root_error("the root registry has no idgen extension in that database", NULL, NULL);
-		PQclear(res);
-		root_drop();
-		return false;
-	}
-	strlcpy(root_schema, PQgetvalue(res, 0, 0), sizeof(root_schema));
-	PQclear(res);
-	ereport(LOG,
-			(errmsg("idgen: connected to the root registry (%s)", root_display())));
-	return true;
-}
-
-/* one statement; its result (the caller clears it), or NULL with root_error */
-static PGresult *
-root_run(const char *sql, int nparams, const char *const *params)
-{
-	int64		deadline = idgen_clock_ms(CLOCK_MONOTONIC) + REGIONLEASE_CALL_TIMEOUT_MS;
-	PGresult   *last = NULL;
-	PGresult   *res;
-
-	if (!PQsendQueryParams(root, sql, nparams, NULL, params, NULL, NULL, 0))
-	{
-		set_root_error("could not send to the root registry", PQerrorMessage(root), NULL);
-		root_drop();
-		return NULL;
-	}
-	for (;;)
-	{
-		while (PQisBusy(root))
-		{
-			if (!root_wait(WL_SOCKET_READABLE, deadline) || !PQconsumeInput(root))
-			{
-				if (root_error[0] == '\0' || PQstatus(root) == CONNECTION_BAD)
-					set_root_error("lost the connection to the root registry",
-								   PQerrorMessage(root), NULL);
-				if (last)
-					PQclear(last);
-				root_drop();
-				return NULL;
-			}
-		}
-		res = PQgetResult(root);
-		if (res == NULL)
-			break;
-		if (last)
-			PQclear(last);
-		last = res;
-	}
-	if (last == NULL)
-	{
-		set_root_error("no result from the root registry", PQerrorMessage(root), NULL);
-		root_drop();
-		return NULL;
-	}
-	return last;
-}
-
-/*
- * One statement of one row: its values (palloc'd, NULL for SQL NULL) in
- * out[0..nout-1], or false with root_error and root_state (the SQLSTATE of
- * a refusal, "" when there was no answer).
- */
-static bool
-root_query(const char *sql, int nparams, const char *const *params,
-		   char **out, int nout)
-{
-	PGresult   *res;
-	int			i;
-
-	root_error[0] = '\0';
-	root_state[0] = '\0';
-	if (root != NULL && PQstatus(root) != CONNECTION_OK)
-		root_drop();
-	if (root == NULL && !root_connect())
-		return false;
-	res = root_run(sql, nparams, params);
-	if (res == NULL)
-		return false;
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-	{
-		const char *primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
-
-		set_root_error("the root registry refused",
-					   primary ? primary : PQresultErrorMessage(res),
-					   PQresultErrorField(res, PG_DIAG_SQLSTATE));
-		if (PQstatus(root) == CONNECTION_BAD || strcmp(root_state, "25006") == 0)
-			root_drop();
-		PQclear(res);
-		return false;
-	}
-	if (PQntuples(res) != 1 || PQnfields(res) < nout)
-	{
-		set_root_error("the root registry answered an unexpected result", NULL, NULL);
-		PQclear(res);
-		return false;
-	}
-	for (i = 0; i < nout; i++)
-		out[i] = PQgetisnull(res, 0, i) ? NULL : pstrdup(PQgetvalue(res, 0, i));
-	PQclear(res);
-	return true;
+	rootlink_init(should_stop);
 }
 
 /* ---------------------------------------------------------------------
@@ -348,14 +114,14 @@ note_failure(HeldRegion *r, const char *what)
 						  Min(REGIONLEASE_BACKOFF_MAX_MS,
 							  (int64) idgen_region_lease_ttl_s * 1000 / 20));
 
-	snprintf(msg, sizeof(msg), "%s: %s", what, root_error);
+	snprintf(msg, sizeof(msg), "%s: %s", what, rootlink_error);
 	r->backoff_ms = r->backoff_ms == 0 ? REGIONLEASE_BACKOFF_MIN_MS :
 		Min(r->backoff_ms * 2, cap);
 	r->next_attempt_boot_ms = boot_ms() + r->backoff_ms;
 	if (strcmp(msg, r->last_error) != 0)
 		ereport(LOG,
 				(errmsg("idgen: region %d: %s (root registry %s)", r->region, msg,
-						root_display())));
+						rootlink_display())));
 	strlcpy(r->last_error, msg, sizeof(r->last_error));
 	p[0] = int_text(r->region);
 	p[1] = msg;
@@ -385,6 +151,7 @@ region_mark(int region, bool final)
 	const char *p[1];
 	RegistryRows *rows;
 	char	   *mark;
+	MemoryContext caller = CurrentMemoryContext;
 
 	p[0] = int_text(region);
 	registry_begin("idgen: reading a region's mark");
@@ -396,9 +163,117 @@ region_mark(int region, bool final)
 						 " FROM idgen.worker_lease AS l WHERE l.region = $1::integer",
 						 1, p);
 	mark = rows->nrows == 1 && registry_value(rows, 0, 0) ?
-		pstrdup(registry_value(rows, 0, 0)) : NULL;
+		MemoryContextStrdup(caller, registry_value(rows, 0, 0)) : NULL;
 	registry_commit();
 	return mark;
+}
+
+/*
+ * G7: the root's layout epochs, taken into this registry's idgen.epoch,
+ * from which its node and outside leases pass them on.  The insert trigger
+ * (idgen.restore_epoch) skips one this registry has alike and refuses one
+ * that differs or starts where its nodes may have issued already.  Answers
+ * the newest version the two registries have alike, which a lease or a
+ * renewal may name as confirmed, or -1 when they differ (then nothing is
+ * confirmed, and the root ends the region leases before its next epoch),
+ * with the reason in epoch_problem.  Versions and instants travel as
+ * integers (microseconds), so nothing depends on either side's settings.
+ */
+#define EPOCH_US(col) "(extract(epoch FROM " col ") * 1000000)::bigint"
+#define EPOCH_TS(n) "('epoch'::timestamptz + $" #n "::bigint * interval '1 microsecond')"
+
+static int
+sync_epochs(void)
+{
+	PGresult   *res;
+	volatile int newest = 1;
+	int			i;
+	MemoryContext ctx = CurrentMemoryContext;
+
+	epoch_problem[0] = '\0';
+	rootlink_error[0] = '\0';
+	rootlink_state[0] = '\0';
+	if (!rootlink_ensure())
+		return -1;
+	res = rootlink_run("SELECT version, " EPOCH_US("start_time") ", " EPOCH_US("epoch_start")
+				   ", time_bits, region_bits, worker_bits, seq_bits, " EPOCH_US("horizon")
+				   " FROM idgen.epoch WHERE version >= 2 ORDER BY version", 0, NULL);
+	if (res == NULL)
+		return -1;
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQnfields(res) != 8)
+	{
+		rootlink_set_error("the root registry refused to list its layout epochs",
+					   PQresultErrorMessage(res), PQresultErrorField(res, PG_DIAG_SQLSTATE));
+		PQclear(res);
+		return -1;
+	}
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		const char *p[8];
+		int			c;
+		volatile bool added = false;
+
+		for (c = 0; c < 8; c++)
+			p[c] = PQgetvalue(res, i, c);
+		PG_TRY();
+		{
+			RegistryRows *rows;
+
+			registry_begin("idgen: taking a layout epoch from the root registry");
+			rows = registry_exec("WITH added AS (INSERT INTO idgen.epoch (version, start_time, epoch_start, "
+								 "time_bits, region_bits, worker_bits, seq_bits, horizon) VALUES ($1::integer, "
+								 EPOCH_TS(2) ", " EPOCH_TS(3) ", $4::integer, $5::integer, $6::integer, "
+								 "$7::integer, " EPOCH_TS(8) ") RETURNING 1) SELECT count(*) FROM added",
+								 8, p);
+			added = rows->nrows == 1 && strcmp(registry_value(rows, 0, 0), "1") == 0;
+			registry_commit();
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(ctx);
+			edata = CopyErrorData();
+			FlushErrorState();
+			AbortCurrentTransaction();
+			snprintf(epoch_problem, sizeof(epoch_problem),
+					 "the root registry's layout epoch %s was not taken: %s", p[0], edata->message);
+			FreeErrorData(edata);
+			newest = -1;
+		}
+		PG_END_TRY();
+		if (newest < 0)
+			break;
+		if (added)
+			ereport(LOG,
+					(errmsg("idgen: took layout epoch %s from the root registry (%s/%s/%s region/worker/sequence bits)",
+							p[0], p[4], p[5], p[6])));
+		newest = atoi(p[0]);
+	}
+	PQclear(res);
+	if (newest > 0)
+	{
+		RegistryRows *rows;
+		int			here;
+
+		registry_begin("idgen: reading the layout epochs");
+		rows = registry_exec("SELECT max(version) FROM idgen.epoch", 0, NULL);
+		here = rows->nrows == 1 && registry_value(rows, 0, 0) ?
+			atoi(registry_value(rows, 0, 0)) : 1;
+		registry_commit();
+		if (here > newest)
+		{
+			snprintf(epoch_problem, sizeof(epoch_problem),
+					 "layout epoch %d is here but not on the root registry (scheduled here before it became regional, or lost by the root)",
+					 here);
+			newest = -1;
+		}
+	}
+	/* a problem that repeats is logged once */
+	if (epoch_problem[0] && strcmp(epoch_problem, epoch_problem_logged) != 0)
+		ereport(LOG, (errmsg("idgen: %s; no region lease confirms a newer layout", epoch_problem)));
+	strlcpy(epoch_problem_logged, epoch_problem, sizeof(epoch_problem_logged));
+	return newest;
 }
 
 /* ---------------------------------------------------------------------
@@ -494,12 +369,13 @@ start_up(IdgenWorker *w)
 	active = true;
 	ereport(LOG,
 			(errmsg("idgen: leasing region(s) %s from the root registry (%s) as \"%s\"",
-					list, root_display(), owner_name)));
+					list, rootlink_display(), owner_name)));
 }
 
 static void
 record_validity(HeldRegion *r, int64 sent_boot, int64 sent_wall, int64 ttl_ms)
 {
+	r->granted_ms = ttl_ms;
 	r->valid_boot_ms = sent_boot + ttl_ms - idgen_lc_margin_ms(ttl_ms);
 	r->valid_wall_ms = sent_wall + (r->valid_boot_ms - sent_boot);
 	r->sent_boot_ms = sent_boot;
@@ -512,38 +388,57 @@ static void
 lease_region(HeldRegion *r)
 {
 	int64		ttl_ms = (int64) idgen_region_lease_ttl_s * 1000;
-	int64		sent_boot = boot_ms();
-	int64		sent_wall = idgen_wall_unix_ms();
+	int64		sent_boot;
+	int64		sent_wall;
+	int64		granted_ms;
+	int			known;
 	const char *p[6];
-	char	   *out[3];
+	char	   *out[4];
 	char	   *sql;
 
+	/* the schema is read at connecting */
+	rootlink_error[0] = '\0';
+	if (!rootlink_ensure())
+	{
+		note_failure(r, "could not lease the region");
+		return;
+	}
+	/* G7: the root's epochs first, so the lease may run into them */
+	known = sync_epochs();
+	if (known < 0)
+	{
+		if (epoch_problem[0])
+			rootlink_set_error(epoch_problem, NULL, NULL);
+		note_failure(r, "could not lease the region");
+		return;
+	}
 	p[0] = owner_name;
 	p[1] = int_text(r->region);
 	p[2] = int_text(idgen_region_lease_ttl_s);
-	/* the schema is read at connecting */
-	root_error[0] = '\0';
-	if (root == NULL && !root_connect())
-	{
-		note_failure(r, "could not lease the region");
-		return;
-	}
+	p[3] = int_text(known);
+	sent_boot = boot_ms();
+	sent_wall = idgen_wall_unix_ms();
 	sql = psprintf("SELECT generation, " SQL_MS("lease_until") ", "
-				   "CASE WHEN isfinite(start_after) THEN " SQL_MS("start_after") " END"
-				   " FROM %s.idgen_lease_region($1, $2::integer, $3::bigint * interval '1 s')",
-				   root_schema);
-	if (!root_query(sql, 3, p, out, 3))
+				   "CASE WHEN isfinite(start_after) THEN " SQL_MS("start_after") " END, "
+				   SQL_MS("lease_until - idgen.clock()")
+				   " FROM %s.idgen_lease_region($1, $2::integer, $3::bigint * interval '1 s', "
+				   "known_epoch => $4::integer)",
+				   rootlink_schema);
+	if (!rootlink_query(sql, 4, p, out, 4))
 	{
 		note_failure(r, "could not lease the region");
 		return;
 	}
-	if (boot_ms() >= sent_boot + ttl_ms - idgen_lc_margin_ms(ttl_ms))
+	/* less than the ttl before an epoch the root has and we had not read */
+	granted_ms = Min(ttl_ms, answer_int(out[3]));
+	if (granted_ms <= 0 ||
+		boot_ms() >= sent_boot + granted_ms - idgen_lc_margin_ms(granted_ms))
 	{
-		set_root_error("the answer came after the lease's validity", NULL, NULL);
+		rootlink_set_error("the answer came after the lease's validity", NULL, NULL);
 		note_failure(r, "could not lease the region");
 		return;
 	}
-	record_validity(r, sent_boot, sent_wall, ttl_ms);
+	record_validity(r, sent_boot, sent_wall, granted_ms);
 	r->ttl_ms = ttl_ms;
 	r->generation = answer_int(out[0]);
 	p[0] = int_text(r->region);
@@ -576,32 +471,45 @@ renew_region(HeldRegion *r)
 	int64		ttl_ms = r->ttl_ms;
 	int64		sent_boot;
 	int64		sent_wall;
-	char	   *mark = region_mark(r->region, false);
-	const char *p[4];
-	char	   *out[1];
+	int64		granted_ms;
+	char	   *mark;
+	int			known;
+	const char *p[5];
+	char	   *out[2];
 
-	p[0] = int_text(r->region);
-	p[1] = int_text(r->generation);
-	p[2] = owner_name;
-	p[3] = mark;
-	sent_boot = boot_ms();
-	sent_wall = idgen_wall_unix_ms();
-	root_error[0] = '\0';
-	if (root == NULL && !root_connect())
+	rootlink_error[0] = '\0';
+	if (!rootlink_ensure())
 	{
 		note_failure(r, "could not renew the region lease");
 		return;
 	}
-	if (!root_query(psprintf("SELECT " SQL_MS("r") " FROM %s.idgen_renew_region($1::integer, "
-							 "$2::bigint, $3, " SQL_TS(4) ") AS r", root_schema),
-					4, p, out, 1))
+	/*
+	 * G7: the root's epochs taken first, then confirmed: this registry's
+	 * node leases read them from now on, so the region lease may run into
+	 * them.  Epochs that differ confirm nothing: the root ends the lease
+	 * before its next one.
+	 */
+	known = sync_epochs();
+	/* read after the epochs' transactions, which free what came before */
+	mark = region_mark(r->region, false);
+	p[0] = int_text(r->region);
+	p[1] = int_text(r->generation);
+	p[2] = owner_name;
+	p[3] = mark;
+	p[4] = known > 0 ? int_text(known) : NULL;
+	sent_boot = boot_ms();
+	sent_wall = idgen_wall_unix_ms();
+	if (!rootlink_query(psprintf("SELECT " SQL_MS("r") ", " SQL_MS("r - idgen.clock()")
+							 " FROM %s.idgen_renew_region($1::integer, "
+							 "$2::bigint, $3, " SQL_TS(4) ", $5::integer) AS r", rootlink_schema),
+					5, p, out, 2))
 	{
 		/* not leased at our generation any more: the root renews it no more */
-		if (strcmp(root_state, "55000") == 0)
+		if (strcmp(rootlink_state, "55000") == 0)
 		{
 			char		why[400];
 
-			snprintf(why, sizeof(why), "the root refused the renewal: %s", root_error);
+			snprintf(why, sizeof(why), "the root refused the renewal: %s", rootlink_error);
 			ereport(LOG,
 					(errmsg("idgen: region %d: %s; no lease is granted or renewed there until it is leased again",
 							r->region, why)));
@@ -613,20 +521,36 @@ renew_region(HeldRegion *r)
 		note_failure(r, "could not renew the region lease");
 		return;
 	}
-	if (boot_ms() >= sent_boot + ttl_ms - idgen_lc_margin_ms(ttl_ms))
+	/*
+	 * The root never shortens a lease, but before an epoch this registry
+	 * has not confirmed it does not lengthen it either: then the validity
+	 * is what is left of it, counted from this request.
+	 */
+	granted_ms = Min(ttl_ms, answer_int(out[1]));
+	if (granted_ms <= 0 ||
+		boot_ms() >= sent_boot + granted_ms - idgen_lc_margin_ms(granted_ms))
 		return;					/* too late to count: it lapses on its own */
 	if (r->last_error[0])
 		ereport(LOG,
 				(errmsg("idgen: region %d: the root registry renews the lease again",
 						r->region)));
-	record_validity(r, sent_boot, sent_wall, ttl_ms);
+	/* a renewal extends, never shortens what was counted before */
+	if (sent_boot + granted_ms - idgen_lc_margin_ms(granted_ms) < r->valid_boot_ms)
+	{
+		r->next_attempt_boot_ms = boot_ms() + REGIONLEASE_BACKOFF_MIN_MS;
+		return;
+	}
+	record_validity(r, sent_boot, sent_wall, granted_ms);
+	if (epoch_problem[0])
+		strlcpy(r->last_error, epoch_problem, sizeof(r->last_error));
 	p[0] = int_text(r->region);
 	p[1] = int_text(r->valid_wall_ms);
 	p[2] = out[0];
+	p[3] = epoch_problem[0] ? epoch_problem : NULL;
 	local_run("idgen: recording a region lease renewal",
 			  "UPDATE idgen.held_region SET valid_until = " SQL_TS(2) ", "
 			  "root_lease_until = " SQL_TS(3) ", renewed_at = idgen.clock(), "
-			  "last_error = NULL WHERE region = $1::integer", 3, p);
+			  "last_error = $4 WHERE region = $1::integer", 4, p);
 }
 
 /* the validity as the wall clock reads it now: lowered after a step back */
@@ -677,7 +601,7 @@ step_regions(IdgenWorker *w)
 			continue;
 		if (!r->held)
 			lease_region(r);
-		else if (now >= r->sent_boot_ms + r->ttl_ms / 10)
+		else if (now >= r->sent_boot_ms + Min(r->ttl_ms / 10, r->granted_ms / 3))
 			renew_region(r);
 		else
 			continue;
@@ -694,7 +618,7 @@ regionlease_step(IdgenWorker *w)
 
 	if (started && !active)
 		return;
-	upkeep = w;
+	rootlink_set_upkeep(w);
 	PG_TRY();
 	{
 		if (!started)
@@ -720,7 +644,7 @@ regionlease_step(IdgenWorker *w)
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();
-	upkeep = NULL;
+	rootlink_set_upkeep(NULL);
 }
 
 void
@@ -730,7 +654,7 @@ regionlease_release_all(IdgenWorker *w)
 
 	if (!active)
 		return;
-	final_phase = true;
+	rootlink_set_final();
 	for (i = 0; i < nheld; i++)
 	{
 		HeldRegion *r = &held[i];
@@ -753,8 +677,8 @@ regionlease_release_all(IdgenWorker *w)
 			p[1] = int_text(r->generation);
 			p[2] = owner_name;
 			p[3] = region_mark(r->region, true);
-			if (root_query(psprintf("SELECT %s.idgen_release_region($1::integer, $2::bigint, $3, "
-									SQL_TS(4) ")", root_schema[0] ? root_schema : "public"),
+			if (rootlink_query(psprintf("SELECT %s.idgen_release_region($1::integer, $2::bigint, $3, "
+									SQL_TS(4) ")", rootlink_schema[0] ? rootlink_schema : "public"),
 						   4, p, out, 1))
 			{
 				ereport(LOG,
@@ -763,7 +687,7 @@ regionlease_release_all(IdgenWorker *w)
 			else
 				ereport(LOG,
 						(errmsg("idgen: region %d: could not release the region lease: %s; it runs out at the root",
-								r->region, root_error)));
+								r->region, rootlink_error)));
 		}
 		PG_CATCH();
 		{
@@ -773,5 +697,5 @@ regionlease_release_all(IdgenWorker *w)
 		}
 		PG_END_TRY();
 	}
-	root_drop();
+	rootlink_drop();
 }

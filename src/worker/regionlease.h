@@ -9,18 +9,16 @@
  * grant only inside it (G4, docs/regions.md).  With the setting empty the
  * module does nothing but clear rows a former parent left.
  *
- * Its connection to the root is its own, and every wait on it is bounded
- * (REGIONLEASE_CALL_TIMEOUT_MS) and keeps the node's own mark up
- * (lease_keep), so a root that is slow or away delays the worker's node
- * lease work by a few seconds at most, and only at a region's renewal.
+ * Its connection to the root is its own (rootlink.h), every wait on it
+ * bounded, so a root that is slow or away delays the worker's node lease
+ * work by a few seconds at most, and only at a region's renewal.  At each
+ * lease and renewal it first takes the root's layout epochs into this
+ * registry's idgen.epoch and then confirms them to the root (G7).
  */
 #ifndef IDGEN_REGIONLEASE_H
 #define IDGEN_REGIONLEASE_H
 
 #include "worker.h"
-
-/* a call to the root (connecting, or one statement) gives up after this */
-#define REGIONLEASE_CALL_TIMEOUT_MS 2000
 
 /* once, at the worker's start: should_stop() ends a wait for the root */
 extern void regionlease_init(bool (*should_stop) (void));

@@ -244,7 +244,7 @@ SELECT results_eq(
              ('idgen_fence_region(integer)', ''),
              ('idgen_fence_worker(integer,integer)', ''),
              ('idgen_lease_range(text,bigint,text)', ''),
-             ('idgen_lease_region(text,integer,interval,interval)', ''),
+             ('idgen_lease_region(text,integer,interval,interval,integer)', ''),
              ('idgen_lease_worker(text,interval)', ''),
              ('idgen_mask(idgen)', 'PUBLIC'),
              ('idgen_mask(idgen128)', 'PUBLIC'),

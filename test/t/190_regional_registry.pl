@@ -20,6 +20,21 @@
 #      with its final mark.
 #   7. A bad idgen.owned_regions, region_lease_ttl or parent_registry keeps
 #      the server from starting, and the log says what is wrong.
+# and, between 3 and 4, layout epochs are global (item 4, G7):
+#   a. the regional registry refuses idgen_schedule_layout(): the root
+#      schedules;
+#   b. the root refuses a switch before the region lease's end plus its
+#      allowance, naming region 1, and schedules one after it;
+#   c. the regional registry takes the epoch into its idgen.epoch, the
+#      same row as the root's, and confirms it to the root, whose renewals
+#      then run the region lease past the switch;
+#   d. a region lease whose owner names an older epoch ends before the
+#      switch (less its allowance), a renewal naming none stays there, and
+#      the same owner naming the new one gets its full ttl;
+#   e. after the root's restart (section 4) it refuses a switch within its
+#      hold: region leases it may have lost would miss it;
+#   f. after the switch the node issues in the new epoch, and its IDs still
+#      ascend across it (section 5).
 # The root leases regions but issues in region 7, which it leases to
 # nobody.
 use strict;
@@ -32,7 +47,9 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(usleep time);
 
-my $root = idgen_registry('root', conf => "idgen.region_id = 7\n");
+# the root's own node lease is short, so its own rule for a switch (two
+# of its lease ttls ahead) lets one come before the region lease's end
+my $root = idgen_registry('root', conf => "idgen.region_id = 7\nidgen.lease_ttl = '10s'\n");
 ok(wait_extension($root), 'root: the background worker created the extension');
 
 my $regional = idgen_registry('regional', conf => qq{
@@ -98,6 +115,55 @@ ok( $other->poll_query_until('postgres',
 isnt($other->safe_psql('postgres', 'SELECT state FROM idgen_status()'),
 	'active', 'node2: not active');
 
+# --- 3b. layout epochs are global --------------------------------------------
+
+my $widths = $root->safe_psql('postgres',
+	q{SELECT region_bits || ', ' || worker_bits || ', ' || seq_bits FROM idgen.epoch WHERE version = 1});
+my ($ret, $out, $err) = $regional->psql('postgres',
+	"SELECT idgen_schedule_layout(now() + interval '1 day', $widths)");
+isnt($ret, 0, 'regional: idgen_schedule_layout() is refused');
+like($err, qr/cannot schedule a layout on a regional registry/,
+	'regional: the error says a regional registry schedules no layout');
+
+($ret, $out, $err) = $root->psql('postgres', qq{
+	SELECT idgen_schedule_layout(
+		(SELECT lease_until - interval '1 s' FROM idgen.region_lease WHERE region = 1), $widths)});
+isnt($ret, 0, 'root: a switch before the region lease ends is refused');
+like($err, qr/region leases run past it/, 'root: the error says region leases run past the switch');
+like($err, qr/region 1 \("\Q$owner\E", until /, 'root: the detail names region 1 and its owner');
+
+my $version = $root->safe_psql('postgres', qq{
+	SELECT idgen_schedule_layout(
+		(SELECT lease_until + allowance + interval '8 s' FROM idgen.region_lease WHERE region = 1), $widths)});
+is($version, '2', 'root: a switch after the region lease\'s end plus its allowance is scheduled, epoch 2');
+my $applies = $root->safe_psql('postgres', 'SELECT start_time FROM idgen.epoch WHERE version = 2');
+
+my $epoch_row = 'SELECT version, start_time, epoch_start, time_bits, region_bits, worker_bits, seq_bits, horizon FROM idgen.epoch WHERE version = 2';
+ok( $regional->poll_query_until('postgres', 'SELECT count(*) FROM idgen.epoch WHERE version = 2', '1'),
+	'regional: took epoch 2 from the root');
+is($regional->safe_psql('postgres', $epoch_row), $root->safe_psql('postgres', $epoch_row),
+	'regional: its epoch 2 is the root\'s, field for field');
+ok( $root->poll_query_until('postgres', 'SELECT confirmed_epoch FROM idgen.regions WHERE region = 1', '2'),
+	'root: the regional registry confirmed epoch 2 at a renewal');
+ok( $root->poll_query_until('postgres',
+		"SELECT lease_until > '$applies' FROM idgen.region_lease WHERE region = 1", 't'),
+	'root: once confirmed, renewals run the region lease past the switch');
+is( $regional->safe_psql('postgres', 'SELECT last_error IS NULL FROM idgen_region_status() WHERE region = 1'),
+	't', 'regional: no epoch problem recorded');
+
+# d. an owner that names only epoch 1, by hand on the root (region 3)
+my ($gen3, $until3) = split /\|/, $root->safe_psql('postgres', q{
+	SELECT generation, lease_until FROM idgen_lease_region('by-hand', 3, interval '1 day', known_epoch => 1)});
+is( $root->safe_psql('postgres',
+		"SELECT '$until3'::timestamptz <= '$applies'::timestamptz - allowance FROM idgen.region_lease WHERE region = 3"),
+	't', 'root: a lease whose owner knows only epoch 1 ends before the switch, less its allowance');
+is( $root->safe_psql('postgres', "SELECT idgen_renew_region(3, $gen3, 'by-hand') = '$until3'::timestamptz"),
+	't', 'root: a renewal that confirms nothing newer does not run past it either');
+is( $root->safe_psql('postgres', q{
+	SELECT lease_until > now() + interval '23 hours' FROM idgen_lease_region('by-hand', 3, interval '1 day', known_epoch => 2)}),
+	't', 'root: the same owner naming epoch 2 gets its full day');
+$root->safe_psql('postgres', "SELECT idgen_release_region(3, $gen3, 'by-hand', NULL)");
+
 # --- 4. the root away for 5 s --------------------------------------------------
 
 my @ids;
@@ -126,6 +192,21 @@ ok( $regional->poll_query_until('postgres',
 		"SELECT renewed_at > '$renewed_before' AND last_error IS NULL AND held FROM idgen_region_status()",
 		't'),
 	'regional: the region lease is renewed again once the root is back');
+
+# e. the restarted root holds: a switch within its hold is refused
+($ret, $out, $err) = $root->psql('postgres',
+	"SELECT idgen_schedule_layout(now() + interval '2 hours', $widths)");
+like($err, qr/the root may have lost region leases that run past it/,
+	'root: after its restart a switch within its hold is refused');
+
+# f. past the switch, the node issues in epoch 2 (and its IDs go on
+# ascending, section 5)
+ok( $root->poll_query_until('postgres', "SELECT idgen.clock() > '$applies'::timestamptz + interval '1 s'", 't'),
+	'the switch to epoch 2 has passed');
+draw() for 1 .. 5;
+is($node->safe_psql('postgres', 'SELECT epoch FROM idgen_decode(idgen_next())'), '2',
+	'node1: issues in epoch 2 after the switch');
+is($errors, 0, 'node1: no call failed across the switch');
 is($errors, 0, 'node1: no call failed while the root was away');
 is($node->safe_psql('postgres', 'SELECT state FROM idgen_status()'), 'active',
 	'node1: still active');

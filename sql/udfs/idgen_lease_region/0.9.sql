@@ -1,5 +1,5 @@
 CREATE OR REPLACE FUNCTION @extschema@.idgen_lease_region(owner text, region integer, ttl interval,
-    allowance interval DEFAULT NULL,
+    allowance interval DEFAULT NULL, known_epoch integer DEFAULT NULL,
     OUT generation bigint, OUT lease_until timestamptz, OUT start_after timestamptz)
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
 $$
@@ -8,6 +8,9 @@ DECLARE
     p_region integer := $2;
     p_ttl interval := $3;
     p_allowance interval := $4;
+    p_known integer := $5;
+    v_unknown timestamptz;
+    v_allow interval;
     v_now timestamptz;
     v_hold timestamptz;
     v_region_bits integer;
@@ -54,6 +57,12 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   DETAIL = 'The allowance is how far past its region lease''s end the IDs of the region''s nodes may lie (their max_drift plus max_skew, and the regional registry''s skew to the root); the root''s hold after a failover covers at most 3 hours of it.';
     END IF;
+    IF p_known IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM idgen.epoch AS e WHERE e.version = p_known) THEN
+        RAISE EXCEPTION 'layout epoch % does not exist', p_known
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'A region owner names the newest layout epoch it has read from idgen.epoch on the root.';
+    END IF;
     -- the narrowest region field of the layout in force and every later one
     SELECT pg_catalog.min(e.region_bits) INTO v_region_bits FROM idgen.epoch AS e
     WHERE e.version >= (SELECT pg_catalog.max(x.version) FROM idgen.epoch AS x
@@ -90,6 +99,21 @@ BEGIN
         PERFORM pg_catalog.set_config('synchronous_commit', 'on', true);
     END IF;
 
+    -- G7: an epoch the owner has not read must not apply while it holds
+    -- the region (its lease ends before it, less the allowance); one that
+    -- applies already, or within the allowance, leaves no lease to grant
+    v_unknown := idgen.unconfirmed_epoch_start(p_known);
+    -- the larger of the allowances the two paths below may keep
+    v_allow := greatest(coalesce(p_allowance, idgen.registry_drift_allowance(p_ttl)), r.allowance);
+    IF v_unknown - v_allow - interval '1 ms' <= v_now THEN
+        RAISE EXCEPTION 'region owner "%" has not read layout epoch %', p_owner,
+                        (SELECT min(e.version) FROM idgen.epoch AS e WHERE e.version > coalesce(p_known, 1))
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('That epoch applies from %s, within the owner''s allowance (%s) of now; a region owner must issue in every layout that applies while it holds the region.',
+                                  v_unknown, v_allow),
+                  HINT = 'Read idgen.epoch on the root, pass its layouts on to the regional registry, and lease again naming the newest as known_epoch.';
+    END IF;
+
     -- G1: the same owner (its name survives its restarts and failovers)
     -- gets its running lease back, renewed, at the same generation and
     -- above the same floor: it does not wait out its own lease.  By the
@@ -97,8 +121,11 @@ BEGIN
     -- which the root, had it lost writes, might have granted again
     IF r.owner = p_owner AND r.lease_until > v_now + idgen.registry_clock_allowance() THEN
         UPDATE idgen.region_lease AS x
-        SET lease_until = greatest(x.lease_until, v_now + p_ttl), ttl = p_ttl,
+        SET lease_until = greatest(x.lease_until,
+                                   least(v_now + p_ttl, v_unknown - v_allow - interval '1 ms')),
+            ttl = p_ttl,
             allowance = greatest(x.allowance, coalesce(p_allowance, x.allowance)),
+            confirmed_epoch = greatest(x.confirmed_epoch, p_known),
             renewed_at = v_now
         WHERE x.region = p_region
         RETURNING x.generation, x.lease_until, x.grant_floor
@@ -133,10 +160,10 @@ BEGIN
                             CASE WHEN v_hold > '-infinity' THEN v_hold END);
     UPDATE idgen.region_lease AS x
     SET owner = p_owner, generation = idgen.next_generation(x.generation),
-        lease_until = v_now + p_ttl, ttl = p_ttl,
+        lease_until = least(v_now + p_ttl, v_unknown - v_allow - interval '1 ms'), ttl = p_ttl,
         allowance = coalesce(p_allowance, idgen.registry_drift_allowance(p_ttl)),
         high_water = start_after, grant_floor = start_after,
-        confirmed_epoch = NULL, acquired_at = v_now, renewed_at = v_now
+        confirmed_epoch = p_known, acquired_at = v_now, renewed_at = v_now
     WHERE x.region = p_region
     RETURNING x.generation, x.lease_until INTO generation, lease_until;
     PERFORM idgen.audit('region_leased',

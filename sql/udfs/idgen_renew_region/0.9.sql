@@ -38,7 +38,13 @@ BEGIN
     -- granted it again.  G3: renewals go on through an incarnation hold
     -- (the rows are here).  G2: the owner's mark only ever rises
     UPDATE idgen.region_lease AS x
-    SET lease_until = greatest(x.lease_until, v_now + x.ttl),
+    -- G7: never into a layout epoch the owner has not confirmed, by the
+    -- lease's end plus its allowance; the owner confirms it once it has
+    -- passed it on, and the next renewal runs the full ttl again
+    SET lease_until = greatest(x.lease_until,
+                               least(v_now + x.ttl,
+                                     idgen.unconfirmed_epoch_start(greatest(x.confirmed_epoch, p_epoch))
+                                     - coalesce(x.allowance, interval '0') - interval '1 ms')),
         high_water = greatest(x.high_water, p_high_water),
         confirmed_epoch = greatest(x.confirmed_epoch, p_epoch),
         renewed_at = v_now
