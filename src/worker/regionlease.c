@@ -176,11 +176,13 @@ region_mark(int region, bool final)
  * the newest version the two registries have alike, which a lease or a
  * renewal may name as confirmed, or -1 when they differ (then nothing is
  * confirmed, and the root ends the region leases before its next epoch),
- * with the reason in epoch_problem.  Versions and instants travel as
- * integers (microseconds), so nothing depends on either side's settings.
+ * with the reason in epoch_problem.  An epoch that could not be taken (a
+ * lock timeout in the trigger, or a conflict) ends the walk: the newest
+ * taken before it is still confirmed.  Instants travel as text in ISO
+ * form with their offset (the root connection's datestyle is ISO), which
+ * reads back exactly; an integer times an interval goes through a double
+ * and rounds far horizons.
  */
-#define EPOCH_US(col) "(extract(epoch FROM " col ") * 1000000)::bigint"
-#define EPOCH_TS(n) "('epoch'::timestamptz + $" #n "::bigint * interval '1 microsecond')"
 
 static int
 sync_epochs(void)
@@ -195,9 +197,9 @@ sync_epochs(void)
 	rootlink_state[0] = '\0';
 	if (!rootlink_ensure())
 		return -1;
-	res = rootlink_run("SELECT version, " EPOCH_US("start_time") ", " EPOCH_US("epoch_start")
-				   ", time_bits, region_bits, worker_bits, seq_bits, " EPOCH_US("horizon")
-				   " FROM idgen.epoch WHERE version >= 2 ORDER BY version", 0, NULL);
+	res = rootlink_run("SELECT version, start_time::text, epoch_start::text, time_bits, "
+					   "region_bits, worker_bits, seq_bits, horizon::text "
+					   "FROM idgen.epoch WHERE version >= 2 ORDER BY version", 0, NULL);
 	if (res == NULL)
 		return -1;
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQnfields(res) != 8)
@@ -212,6 +214,7 @@ sync_epochs(void)
 		const char *p[8];
 		int			c;
 		volatile bool added = false;
+		volatile bool failed = false;
 
 		for (c = 0; c < 8; c++)
 			p[c] = PQgetvalue(res, i, c);
@@ -222,8 +225,8 @@ sync_epochs(void)
 			registry_begin("idgen: taking a layout epoch from the root registry");
 			rows = registry_exec("WITH added AS (INSERT INTO idgen.epoch (version, start_time, epoch_start, "
 								 "time_bits, region_bits, worker_bits, seq_bits, horizon) VALUES ($1::integer, "
-								 EPOCH_TS(2) ", " EPOCH_TS(3) ", $4::integer, $5::integer, $6::integer, "
-								 "$7::integer, " EPOCH_TS(8) ") RETURNING 1) SELECT count(*) FROM added",
+								 "$2::timestamptz, $3::timestamptz, $4::integer, $5::integer, $6::integer, "
+								 "$7::integer, $8::timestamptz) RETURNING 1) SELECT count(*) FROM added",
 								 8, p);
 			added = rows->nrows == 1 && strcmp(registry_value(rows, 0, 0), "1") == 0;
 			registry_commit();
@@ -239,10 +242,10 @@ sync_epochs(void)
 			snprintf(epoch_problem, sizeof(epoch_problem),
 					 "the root registry's layout epoch %s was not taken: %s", p[0], edata->message);
 			FreeErrorData(edata);
-			newest = -1;
+			failed = true;
 		}
 		PG_END_TRY();
-		if (newest < 0)
+		if (failed)
 			break;
 		if (added)
 			ereport(LOG,
@@ -490,7 +493,7 @@ renew_region(HeldRegion *r)
 	 * before its next one.
 	 */
 	known = sync_epochs();
-	/* read after the epochs' transactions, which free what came before */
+	/* the mark as it is now, after the epochs were taken */
 	mark = region_mark(r->region, false);
 	p[0] = int_text(r->region);
 	p[1] = int_text(r->generation);
@@ -529,8 +532,12 @@ renew_region(HeldRegion *r)
 	granted_ms = Min(ttl_ms, answer_int(out[1]));
 	if (granted_ms <= 0 ||
 		boot_ms() >= sent_boot + granted_ms - idgen_lc_margin_ms(granted_ms))
-		return;					/* too late to count: it lapses on its own */
-	if (r->last_error[0])
+	{
+		/* too late to count: it lapses on its own; not again at once */
+		r->next_attempt_boot_ms = boot_ms() + REGIONLEASE_BACKOFF_MIN_MS;
+		return;
+	}
+	if (r->last_error[0] && strcmp(r->last_error, epoch_problem) != 0)
 		ereport(LOG,
 				(errmsg("idgen: region %d: the root registry renews the lease again",
 						r->region)));

@@ -47,6 +47,8 @@ static bool aborting = false;	/* in registry_abort(): no upkeep, no errors */
 static bool final_phase = false;
 static int	final_timeout_ms = 0;
 static MemoryContext result_cxt = NULL;
+/* the context local_begin() was called in, current again after the commit */
+static MemoryContext local_caller_cxt = NULL;
 /* why the last low-level remote call failed */
 static char remote_error[512];
 
@@ -86,6 +88,7 @@ request_timeout_ms(void)
 void
 local_begin(const char *activity)
 {
+	local_caller_cxt = CurrentMemoryContext;
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -100,6 +103,12 @@ local_commit(void)
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	/*
+	 * The commit leaves TopMemoryContext current, where what the caller
+	 * allocates next would stay for the process's life: back to the
+	 * context the transaction was begun in (the worker's step context).
+	 */
+	MemoryContextSwitchTo(local_caller_cxt);
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 

@@ -126,7 +126,7 @@ rootlink_connect(void)
 		"keepalives_count", "target_session_attrs", "options", "dbname",
 	"fallback_application_name", NULL};
 	const char *vals[] = {"1", "5", "2", "3", "read-write",
-		"-c statement_timeout=1500 -c lock_timeout=1000 -c idle_in_transaction_session_timeout=5000",
+		"-c statement_timeout=1500 -c lock_timeout=1000 -c idle_in_transaction_session_timeout=5000 -c datestyle=ISO",
 	idgen_parent_registry, "idgen region lease worker", NULL};
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
 	int64		deadline = idgen_clock_ms(CLOCK_MONOTONIC) + ROOTLINK_CALL_TIMEOUT_MS;

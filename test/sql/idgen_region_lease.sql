@@ -254,6 +254,31 @@ SELECT pg_temp.try($$SELECT idgen.region_hold_until()$$) AS node_reads_hold;
 SELECT pg_temp.try($$SELECT idgen.registry_incarnation_check()$$) AS node_incarnation_check;
 RESET ROLE;
 
+-- idgen_schedule_layout() on a root (G7), each refusal on simulated rows
+-- (rolled back; nothing is scheduled): a released region's final mark
+-- counts as its end, a leased region must fit the new layout, and a new
+-- incarnation holds
+BEGIN;
+DELETE FROM idgen.region_lease;
+INSERT INTO idgen.region_lease (region, generation, high_water)
+VALUES (6, 1, idgen.clock() + interval '2 hours');
+SELECT pg_temp.try(format('SELECT idgen_schedule_layout(%L, %s)', idgen.clock() + interval '1 hour',
+                          (SELECT region_bits || ', ' || worker_bits || ', ' || seq_bits FROM idgen.epoch WHERE version = 1)))
+       ~ '^22023: cannot schedule layout .* region leases run past it$' AS released_mark_counts;
+DELETE FROM idgen.region_lease;
+INSERT INTO idgen.region_lease (region, owner, generation, lease_until, allowance)
+VALUES (6, 'test-region-a', 1, idgen.clock() + interval '1 minute', interval '1 s');
+SELECT pg_temp.try(format('SELECT idgen_schedule_layout(%L, %s, %s, %s)', idgen.clock() + interval '1 hour',
+                          2, (SELECT worker_bits FROM idgen.epoch WHERE version = 1),
+                          (SELECT seq_bits + region_bits - 2 FROM idgen.epoch WHERE version = 1)))
+       ~ '^22023: cannot schedule layout .*: region 6 does not fit it$' AS leased_region_must_fit;
+UPDATE idgen.region_lease SET lease_until = idgen.clock() - interval '1 hour', owner = NULL;
+UPDATE idgen.registry_incarnation SET since = idgen.clock();
+SELECT pg_temp.try(format('SELECT idgen_schedule_layout(%L, %s)', idgen.clock() + interval '1 hour',
+                          (SELECT region_bits || ', ' || worker_bits || ', ' || seq_bits FROM idgen.epoch WHERE version = 1)))
+       ~ '^22023: cannot schedule layout .* the root may have lost region leases that run past it$' AS hold_refuses;
+ROLLBACK;
+
 -- every grant, release and fence is in the audit log
 SELECT action, count(*) FROM idgen.audit_log
 WHERE action LIKE 'region%'

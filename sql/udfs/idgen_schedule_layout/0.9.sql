@@ -67,20 +67,38 @@ BEGIN
     -- lease's end plus its allowance, a fenced or lapsed lease too; so the
     -- switch comes after every such end.  After a change of the root's
     -- incarnation, also after every lease it may have lost (its hold).
+    -- The end is the lease's end plus its allowance, or the mark a release
+    -- or a fence left (a released region's node leases run to it)
     SELECT pg_catalog.string_agg(pg_catalog.format('%s (%s, until %s)', l.region,
-                                                   COALESCE('"' || l.owner || '"', 'fenced or run out'),
-                                                   l.lease_until + COALESCE(l.allowance, interval '0')),
+                                                   COALESCE('"' || l.owner || '"', 'released, fenced or run out'),
+                                                   GREATEST(l.lease_until + COALESCE(l.allowance, interval '0'),
+                                                            l.high_water)),
                                  ', ' ORDER BY l.region),
-           pg_catalog.max(l.lease_until + COALESCE(l.allowance, interval '0'))
+           pg_catalog.max(GREATEST(l.lease_until + COALESCE(l.allowance, interval '0'), l.high_water))
       INTO region_list, region_end
       FROM idgen.region_lease AS l
-     WHERE l.lease_until + COALESCE(l.allowance, interval '0') >= applies_at;
+     WHERE GREATEST(l.lease_until + COALESCE(l.allowance, interval '0'), l.high_water) >= applies_at;
     IF region_list IS NOT NULL THEN
         RAISE EXCEPTION 'cannot schedule layout % from %: region leases run past it', layout, applies_at
             USING ERRCODE = 'invalid_parameter_value',
                   DETAIL = pg_catalog.format('A regional registry learns of a new layout when it renews its region lease, and until then its region may issue in the old one up to the lease''s end plus its allowance: region %s.', region_list),
                   HINT = pg_catalog.format('Schedule it after %s.', region_end);
     END IF;
+    -- a region leased to a regional registry must fit the new layout too
+    SELECT l.region, l.owner INTO bad
+      FROM idgen.region_lease AS l
+     WHERE l.region >= (1 << region_bits) AND (l.owner IS NOT NULL OR l.lease_until IS NOT NULL)
+     ORDER BY l.region
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'cannot schedule layout %: region % does not fit it', layout, bad.region
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('Region %s is leased to %s; the new layout holds regions 0-%s.',
+                                             bad.region, COALESCE('"' || bad.owner || '"', 'an owner whose fenced or run-out lease has not ended'),
+                                             (1 << region_bits) - 1),
+                  HINT = 'Keep enough region bits for every region leased from this root.';
+    END IF;
+
     IF EXISTS (SELECT 1 FROM idgen.region_lease) THEN
         PERFORM idgen.registry_incarnation_check();
         region_hold := idgen.region_hold_until();
