@@ -213,6 +213,22 @@ RESET idgen.test_clock_offset;
 RESET idgen.test_clock_offset_days;
 RESET TimeZone;
 
+-- G7: the same owner may not raise its allowance so far that its running
+-- lease's IDs reach a scheduled layout epoch (one inserted by hand here,
+-- rolled back, just past the lease's end)
+BEGIN;
+SELECT lease_until AS ep_until FROM idgen_lease_region('test-region-e', 6, interval '1 hour', interval '1 s') \gset
+INSERT INTO idgen.epoch (version, start_time, epoch_start, time_bits, region_bits, worker_bits, seq_bits, horizon)
+SELECT (SELECT max(version) + 1 FROM idgen.epoch), :'ep_until'::timestamptz + interval '10 s',
+       epoch_start, time_bits, region_bits, worker_bits, seq_bits, horizon
+FROM idgen.epoch WHERE version = 1;
+SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-e', 6, interval '1 hour', interval '1 minute')$$)
+       ~ '^55000: cannot raise region 6''s allowance to .*: layout epoch \d+ applies from' AS larger_allowance_refused;
+SELECT pg_temp.try($$SELECT idgen_lease_region('test-region-e', 6, interval '1 hour', interval '2 s')$$) AS small_raise;
+SELECT l.lease_until + l.allowance < :'ep_until'::timestamptz + interval '10 s' AS still_ends_before_epoch
+FROM idgen.region_lease AS l WHERE l.region = 6;
+ROLLBACK;
+
 -- privileges: PUBLIC may call none of it; idgen_grant_region_registry()
 -- gives a role the three calls of a regional registry, not the fence or
 -- the tables; only the extension's owner may call it

@@ -120,6 +120,18 @@ BEGIN
     -- renewal rule: never a lease that ends within the clock allowance,
     -- which the root, had it lost writes, might have granted again
     IF r.owner = p_owner AND r.lease_until > v_now + idgen.registry_clock_allowance() THEN
+        -- G7: a larger allowance would carry the running lease's IDs past
+        -- its end, which the root's switch check counted with the old one
+        IF p_allowance > coalesce(r.allowance, interval '0')
+           AND r.lease_until + p_allowance >= v_unknown THEN
+            RAISE EXCEPTION 'cannot raise region %''s allowance to %: layout epoch % applies from %',
+                            p_region, p_allowance,
+                            (SELECT min(e.version) FROM idgen.epoch AS e WHERE e.version > coalesce(p_known, 1)),
+                            v_unknown
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('The running lease ends at %s; with that allowance its IDs could reach the new layout''s start.', r.lease_until),
+                      HINT = 'Lease again with the allowance it has, or after the switch.';
+        END IF;
         UPDATE idgen.region_lease AS x
         SET lease_until = greatest(x.lease_until,
                                    least(v_now + p_ttl, v_unknown - v_allow - interval '1 ms')),
