@@ -27,6 +27,9 @@ COMMENT ON COLUMN idgen.worker_lease.fenced_until IS 'the end of the lease an op
 
 \ir ../udfs/idgen_schedule_layout/0.9.sql
 
+-- numeric ranges are the root's alone: a regional registry refuses them
+\ir ../udfs/idgen_lease_range/0.9.sql
+
 -- the node and outside lease functions grant only inside a held region
 -- lease on a regional registry (G4); unchanged without a parent
 -- (idgen.acquire_node_lease 0.9, above, has the check too)

@@ -5,9 +5,27 @@ $$
 DECLARE
     h idgen.held_region;
     v_owned text;
+    v_out_owner text;
+    v_out_generation bigint;
+    v_out_until timestamptz;
 BEGIN
-    -- a registry without a parent keeps no rows: no bounds, as before 0.9
+    -- a registry without a parent keeps no rows: no bounds, as before 0.9,
+    -- but a root grants nothing in a region it has leased out: those IDs
+    -- are the regional registry's.  Shared, until the grant or renewal
+    -- commits, with idgen_lease_region()'s exclusive lock: a region lease
+    -- granted meanwhile sees this lease and starts above it
     IF NOT EXISTS (SELECT 1 FROM idgen.held_region) THEN
+        PERFORM pg_catalog.pg_advisory_xact_lock_shared(7596555481923411969);
+        SELECT x.owner, x.generation, x.lease_until INTO v_out_owner, v_out_generation, v_out_until
+        FROM idgen.region_lease AS x WHERE x.region = p_region AND x.generation IS NOT NULL;
+        IF FOUND THEN
+            RAISE EXCEPTION 'region % is leased out to a regional registry by this root', p_region
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('This registry leased region %s to %s (generation %s%s); a root grants no node or outside lease in a region it leases out, whose IDs its regional registry hands out.',
+                                      p_region, coalesce('"' || v_out_owner || '"', 'a regional registry that gave it back'),
+                                      v_out_generation, coalesce(', until ' || v_out_until::text, '')),
+                      HINT = format('Point the node''s idgen.registry (or the gateway''s --registry) at the regional registry of region %s.', p_region);
+        END IF;
         RETURN;
     END IF;
     -- share-locked until the grant or renewal commits: the worker marks the

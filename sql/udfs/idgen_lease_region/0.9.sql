@@ -167,9 +167,17 @@ BEGIN
     -- G2: a lease not given back (run out) leaves IDs up to its end plus
     -- its owner's allowance; a released or fenced one left its mark in
     -- high_water.  G3: the first grants after a hold start above its end
+    -- and above the root's own node and outside leases in the region:
+    -- those granted or renewed before this lock are in the table, and
+    -- none after it (idgen.held_region_bounds refuses a leased region)
+    PERFORM pg_catalog.pg_advisory_xact_lock(7596555481923411969);
     start_after := greatest(coalesce(r.high_water, '-infinity'),
                             r.lease_until + coalesce(r.allowance, interval '0'),
-                            CASE WHEN v_hold > '-infinity' THEN v_hold END);
+                            CASE WHEN v_hold > '-infinity' THEN v_hold END,
+                            (SELECT pg_catalog.max(greatest(l.high_water,
+                                        CASE WHEN l.owner IS NOT NULL
+                                             THEN l.lease_until + coalesce(l.drift_allowance, interval '0') END))
+                             FROM idgen.worker_lease AS l WHERE l.region = p_region));
     UPDATE idgen.region_lease AS x
     SET owner = p_owner, generation = idgen.next_generation(x.generation),
         lease_until = least(v_now + p_ttl, v_unknown - v_allow - interval '1 ms'), ttl = p_ttl,
