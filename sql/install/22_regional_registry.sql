@@ -18,7 +18,11 @@ CREATE TABLE idgen.held_region (
     leased_at        timestamptz,
     renewed_at       timestamptz,
     last_error       text,
-    CHECK (generation IS NOT NULL OR valid_until IS NULL)
+    handoff_at       timestamptz,
+    released_at      timestamptz,
+    final_mark       timestamptz,
+    CHECK (generation IS NOT NULL OR valid_until IS NULL),
+    CHECK (released_at IS NULL OR (handoff_at IS NOT NULL AND generation IS NULL))
 );
 COMMENT ON TABLE idgen.held_region IS 'on a regional registry: the region leases it holds from its parent (idgen.parent_registry), one row per owned region; no rows: not a regional registry';
 COMMENT ON COLUMN idgen.held_region.owner IS 'the name this registry leases under (idgen.region_owner()), which survives its restarts and failovers';
@@ -29,6 +33,9 @@ COMMENT ON COLUMN idgen.held_region.start_after IS 'the floor from the root: eve
 COMMENT ON COLUMN idgen.held_region.leased_at IS 'when the current region lease was granted';
 COMMENT ON COLUMN idgen.held_region.renewed_at IS 'the last grant or renewal the root answered';
 COMMENT ON COLUMN idgen.held_region.last_error IS 'why the last lease or renewal failed; NULL after a success';
+COMMENT ON COLUMN idgen.held_region.handoff_at IS 'when idgen_handoff_region() stopped every grant and renewal in the region here; NULL: not being handed off';
+COMMENT ON COLUMN idgen.held_region.released_at IS 'when the handoff gave the region back to the root, once every lease granted in it had ended; it is not leased here again while the region stays in idgen.owned_regions';
+COMMENT ON COLUMN idgen.held_region.final_mark IS 'the mark the handoff released the region with: the highest ID time any lease granted in it may have reached; the next owner starts above it';
 REVOKE ALL ON idgen.held_region FROM PUBLIC;
 
 /*
@@ -55,6 +62,15 @@ REVOKE ALL ON FUNCTION idgen.region_owner() FROM PUBLIC;
 \ir ../udfs/held_region_bounds/latest.sql
 COMMENT ON FUNCTION idgen.held_region_bounds(integer, timestamptz) IS 'on a regional registry: until when a lease granted now in the region may run and the floor it starts above; refuses a region not owned or whose lease is not held (NULLs without a parent)';
 REVOKE ALL ON FUNCTION idgen.held_region_bounds(integer, timestamptz) FROM PUBLIC;
+
+/*
+ * Handoff (G6): stops every grant and renewal in the region here at once;
+ * the background worker releases the region to the root, with the final
+ * mark, once every lease granted in it has ended or been released.
+ */
+\ir ../udfs/idgen_handoff_region/latest.sql
+COMMENT ON FUNCTION @extschema@.idgen_handoff_region(integer) IS 'on a regional registry: stop granting and renewing leases in the region, and give it back to the root with its final mark once they have ended, for another registry to lease';
+REVOKE ALL ON FUNCTION @extschema@.idgen_handoff_region(integer) FROM PUBLIC;
 
 -- the region leases as an operator reads them
 \ir ../udfs/idgen_region_status/latest.sql

@@ -37,6 +37,7 @@
 #include "lease.h"
 #include "leaseanswer.h"
 #include "registry.h"
+#include "regionepochs.h"
 #include "regionlease.h"
 #include "rootlink.h"
 #include "settings.h"
@@ -59,6 +60,9 @@ typedef struct HeldRegion
 	int64		sent_boot_ms;	/* sending of the last answered request */
 	int64		next_attempt_boot_ms;
 	int64		backoff_ms;
+	bool		handing_off;	/* idgen_handoff_region(): nothing granted here */
+	bool		leases_ended;	/* ... and every lease granted here has ended */
+	bool		handed_off;		/* given back to the root: never leased again */
 	char		last_error[256];
 } HeldRegion;
 
@@ -68,12 +72,11 @@ static int	next_region = 0;	/* round robin over the owned regions */
 static bool started = false;	/* start-up done (active or not) */
 static bool active = false;		/* a parent is set and idgen.held_region is there */
 static int64 next_check_boot_ms = 0;
+static int64 next_handoff_poll_boot_ms = 0;
 static bool logged_old = false;
 static char owner_name[128];
 
 static char last_failure[256];
-static char epoch_problem[256];	/* why the root's epochs are not all taken */
-static char epoch_problem_logged[256];
 
 static int64
 boot_ms(void)
@@ -168,117 +171,6 @@ region_mark(int region, bool final)
 	return mark;
 }
 
-/*
- * G7: the root's layout epochs, taken into this registry's idgen.epoch,
- * from which its node and outside leases pass them on.  The insert trigger
- * (idgen.restore_epoch) skips one this registry has alike and refuses one
- * that differs or starts where its nodes may have issued already.  Answers
- * the newest version the two registries have alike, which a lease or a
- * renewal may name as confirmed, or -1 when they differ (then nothing is
- * confirmed, and the root ends the region leases before its next epoch),
- * with the reason in epoch_problem.  An epoch that could not be taken (a
- * lock timeout in the trigger, or a conflict) ends the walk: the newest
- * taken before it is still confirmed.  Instants travel as text in ISO
- * form with their offset (the root connection's datestyle is ISO), which
- * reads back exactly; an integer times an interval goes through a double
- * and rounds far horizons.
- */
-
-static int
-sync_epochs(void)
-{
-	PGresult   *res;
-	volatile int newest = 1;
-	int			i;
-	MemoryContext ctx = CurrentMemoryContext;
-
-	epoch_problem[0] = '\0';
-	rootlink_error[0] = '\0';
-	rootlink_state[0] = '\0';
-	if (!rootlink_ensure())
-		return -1;
-	res = rootlink_run("SELECT version, start_time::text, epoch_start::text, time_bits, "
-					   "region_bits, worker_bits, seq_bits, horizon::text "
-					   "FROM idgen.epoch WHERE version >= 2 ORDER BY version", 0, NULL);
-	if (res == NULL)
-		return -1;
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQnfields(res) != 8)
-	{
-		rootlink_set_error("the root registry refused to list its layout epochs",
-					   PQresultErrorMessage(res), PQresultErrorField(res, PG_DIAG_SQLSTATE));
-		PQclear(res);
-		return -1;
-	}
-	for (i = 0; i < PQntuples(res); i++)
-	{
-		const char *p[8];
-		int			c;
-		volatile bool added = false;
-		volatile bool failed = false;
-
-		for (c = 0; c < 8; c++)
-			p[c] = PQgetvalue(res, i, c);
-		PG_TRY();
-		{
-			RegistryRows *rows;
-
-			registry_begin("idgen: taking a layout epoch from the root registry");
-			rows = registry_exec("WITH added AS (INSERT INTO idgen.epoch (version, start_time, epoch_start, "
-								 "time_bits, region_bits, worker_bits, seq_bits, horizon) VALUES ($1::integer, "
-								 "$2::timestamptz, $3::timestamptz, $4::integer, $5::integer, $6::integer, "
-								 "$7::integer, $8::timestamptz) RETURNING 1) SELECT count(*) FROM added",
-								 8, p);
-			added = rows->nrows == 1 && strcmp(registry_value(rows, 0, 0), "1") == 0;
-			registry_commit();
-		}
-		PG_CATCH();
-		{
-			ErrorData  *edata;
-
-			MemoryContextSwitchTo(ctx);
-			edata = CopyErrorData();
-			FlushErrorState();
-			AbortCurrentTransaction();
-			snprintf(epoch_problem, sizeof(epoch_problem),
-					 "the root registry's layout epoch %s was not taken: %s", p[0], edata->message);
-			FreeErrorData(edata);
-			failed = true;
-		}
-		PG_END_TRY();
-		if (failed)
-			break;
-		if (added)
-			ereport(LOG,
-					(errmsg("idgen: took layout epoch %s from the root registry (%s/%s/%s region/worker/sequence bits)",
-							p[0], p[4], p[5], p[6])));
-		newest = atoi(p[0]);
-	}
-	PQclear(res);
-	if (newest > 0)
-	{
-		RegistryRows *rows;
-		int			here;
-
-		registry_begin("idgen: reading the layout epochs");
-		rows = registry_exec("SELECT max(version) FROM idgen.epoch", 0, NULL);
-		here = rows->nrows == 1 && registry_value(rows, 0, 0) ?
-			atoi(registry_value(rows, 0, 0)) : 1;
-		registry_commit();
-		if (here > newest)
-		{
-			snprintf(epoch_problem, sizeof(epoch_problem),
-					 "layout epoch %d is here but not on the root registry (scheduled here before it became regional, or lost by the root)",
-					 here);
-			newest = -1;
-		}
-	}
-	/* a problem that repeats is logged once */
-	if (epoch_problem[0] && strcmp(epoch_problem, epoch_problem_logged) != 0)
-		ereport(LOG, (errmsg("idgen: %s; no region lease confirms a newer layout", epoch_problem)));
-	strlcpy(epoch_problem_logged, epoch_problem, sizeof(epoch_problem_logged));
-	return newest;
-}
-
 /* ---------------------------------------------------------------------
  * The protocol
  * --------------------------------------------------------------------- */
@@ -370,6 +262,7 @@ start_up(IdgenWorker *w)
 		held[i].region = regions[i];
 	started = true;
 	active = true;
+	next_handoff_poll_boot_ms = 0;
 	ereport(LOG,
 			(errmsg("idgen: leasing region(s) %s from the root registry (%s) as \"%s\"",
 					list, rootlink_display(), owner_name)));
@@ -407,7 +300,7 @@ lease_region(HeldRegion *r)
 		return;
 	}
 	/* G7: the root's epochs first, so the lease may run into them */
-	known = sync_epochs();
+	known = regionepochs_sync();
 	if (known < 0)
 	{
 		if (epoch_problem[0])
@@ -492,7 +385,7 @@ renew_region(HeldRegion *r)
 	 * them.  Epochs that differ confirm nothing: the root ends the lease
 	 * before its next one.
 	 */
-	known = sync_epochs();
+	known = regionepochs_sync();
 	/* the mark as it is now, after the epochs were taken */
 	mark = region_mark(r->region, false);
 	p[0] = int_text(r->region);
@@ -560,6 +453,109 @@ renew_region(HeldRegion *r)
 			  "last_error = $4 WHERE region = $1::integer", 4, p);
 }
 
+/*
+ * G6's last step: the region given back to the root with the final mark
+ * (NULL: the root takes the lease's end plus its allowance).  False with
+ * rootlink_error when the root did not take it.
+ */
+static bool
+release_at_root(HeldRegion *r, const char *mark)
+{
+	const char *p[4];
+	char	   *out[1];
+
+	p[0] = int_text(r->region);
+	p[1] = int_text(r->generation);
+	p[2] = owner_name;
+	p[3] = mark;
+	return rootlink_query(psprintf("SELECT %s.idgen_release_region($1::integer, $2::bigint, $3, "
+								   SQL_TS(4) ")", rootlink_schema[0] ? rootlink_schema : "public"),
+						  4, p, out, 1);
+}
+
+/* the handoff is done: the region is not leased here again */
+static void
+record_handed_off(HeldRegion *r, const char *mark, const char *why)
+{
+	const char *p[3];
+
+	r->held = false;
+	r->handed_off = true;
+	p[0] = int_text(r->region);
+	p[1] = mark;
+	p[2] = why;
+	local_run("idgen: recording a region handed off",
+			  "UPDATE idgen.held_region SET generation = NULL, valid_until = NULL, "
+			  "released_at = idgen.clock(), final_mark = " SQL_TS(2) ", last_error = $3 "
+			  "WHERE region = $1::integer", 3, p);
+	ereport(LOG,
+			(errmsg("idgen: region %d handed off: %s; the registry that leases it next starts above %s",
+					r->region, why ? why : "released to the root registry",
+					mark ? timestamptz_to_str(idgen_unix_ms_to_timestamptz(answer_int(mark))) :
+					"the region lease's end plus its allowance")));
+}
+
+/*
+ * Which regions idgen_handoff_region() stopped, and whether every lease
+ * granted in each has ended (or been released) on this registry's clock.
+ */
+static void
+poll_handoffs(void)
+{
+	RegistryRows *rows;
+	int			i,
+				k;
+
+	registry_begin("idgen: reading region handoffs");
+	rows = registry_exec("SELECT h.region, h.released_at IS NOT NULL, NOT EXISTS ("
+						 "SELECT 1 FROM idgen.worker_lease AS l WHERE l.region = h.region "
+						 "AND l.owner IS NOT NULL AND l.lease_until > idgen.clock()) "
+						 "FROM idgen.held_region AS h WHERE h.handoff_at IS NOT NULL", 0, NULL);
+	for (i = 0; i < rows->nrows; i++)
+		for (k = 0; k < nheld; k++)
+			if (held[k].region == atoi(registry_value(rows, i, 0)))
+			{
+				if (!held[k].handing_off)
+					ereport(LOG,
+							(errmsg("idgen: region %d is being handed off: no lease is granted or renewed there; it goes back to the root once the leases granted in it have ended",
+									held[k].region)));
+				held[k].handing_off = true;
+				held[k].handed_off = strcmp(registry_value(rows, i, 1), "t") == 0;
+				held[k].leases_ended = strcmp(registry_value(rows, i, 2), "t") == 0;
+			}
+	registry_commit();
+}
+
+/*
+ * G6: every lease granted in the region has ended (none is granted or
+ * renewed since the handoff began), so the final mark read now covers
+ * every ID issued in it here; the root takes it as the next owner's floor.
+ */
+static void
+hand_off(HeldRegion *r)
+{
+	char	   *mark;
+
+	rootlink_error[0] = '\0';
+	if (!rootlink_ensure())
+	{
+		note_failure(r, "could not hand the region off");
+		return;
+	}
+	mark = region_mark(r->region, true);
+	if (release_at_root(r, mark))
+		record_handed_off(r, mark, NULL);
+	else if (strcmp(rootlink_state, "55000") == 0)
+	{
+		/* fenced or run out at the root: it is not ours there any more */
+		record_handed_off(r, mark,
+						  psprintf("the root refused the release (%s); the region lease runs out there",
+								   rootlink_error));
+	}
+	else
+		note_failure(r, "could not hand the region off");
+}
+
 /* the validity as the wall clock reads it now: lowered after a step back */
 static void
 check_validity(HeldRegion *r)
@@ -595,6 +591,11 @@ step_regions(IdgenWorker *w)
 {
 	int			k;
 
+	if (boot_ms() >= next_handoff_poll_boot_ms)
+	{
+		poll_handoffs();
+		next_handoff_poll_boot_ms = boot_ms() + REGIONLEASE_RECHECK_MS;
+	}
 	for (k = 0; k < nheld; k++)
 		if (held[k].held)
 			check_validity(&held[k]);
@@ -604,9 +605,16 @@ step_regions(IdgenWorker *w)
 		HeldRegion *r = &held[i];
 		int64		now = boot_ms();
 
-		if (now < r->next_attempt_boot_ms)
+		if (r->handed_off || now < r->next_attempt_boot_ms)
 			continue;
-		if (!r->held)
+		/*
+		 * A region being handed off stays leased (leased again after a
+		 * restart, which the root answers with the running lease) until
+		 * it is given back with its mark.
+		 */
+		if (r->held && r->handing_off && r->leases_ended)
+			hand_off(r);
+		else if (!r->held)
 			lease_region(r);
 		else if (now >= r->sent_boot_ms + Min(r->ttl_ms / 10, r->granted_ms / 3))
 			renew_region(r);
@@ -671,8 +679,7 @@ regionlease_release_all(IdgenWorker *w)
 			continue;
 		PG_TRY();
 		{
-			const char *p[4];
-			char	   *out[1];
+			char	   *mark;
 
 			/*
 			 * No grant or renewal there from now on; the update waits for
@@ -680,16 +687,14 @@ regionlease_release_all(IdgenWorker *w)
 			 * read next covers every lease granted in the region (G6).
 			 */
 			note_not_held(r, "released at shutdown");
-			p[0] = int_text(r->region);
-			p[1] = int_text(r->generation);
-			p[2] = owner_name;
-			p[3] = region_mark(r->region, true);
-			if (rootlink_query(psprintf("SELECT %s.idgen_release_region($1::integer, $2::bigint, $3, "
-									SQL_TS(4) ")", rootlink_schema[0] ? rootlink_schema : "public"),
-						   4, p, out, 1))
+			mark = region_mark(r->region, true);
+			if (release_at_root(r, mark))
 			{
 				ereport(LOG,
 						(errmsg("idgen: released region %d to the root registry", r->region)));
+				/* a handoff under way ends here: the mark covers its leases */
+				if (r->handing_off)
+					record_handed_off(r, mark, "released at shutdown");
 			}
 			else
 				ereport(LOG,

@@ -243,6 +243,7 @@ SELECT results_eq(
              ('idgen_enable()', ''),
              ('idgen_fence_region(integer)', ''),
              ('idgen_fence_worker(integer,integer)', ''),
+             ('idgen_handoff_region(integer)', ''),
              ('idgen_lease_range(text,bigint,text)', ''),
              ('idgen_lease_region(text,integer,interval,interval,integer)', ''),
              ('idgen_lease_worker(text,interval)', ''),

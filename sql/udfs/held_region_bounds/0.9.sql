@@ -48,6 +48,18 @@ BEGIN
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   DETAIL = 'The row of idgen.held_region came from another registry; this one grants in the region only once its own background worker has leased it.';
     END IF;
+    -- G6: a handoff stops every grant and renewal here, so that the
+    -- leases granted in the region end and its final mark covers them
+    IF h.handoff_at IS NOT NULL THEN
+        RAISE EXCEPTION 'region % is handed off by this registry', p_region
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('idgen_handoff_region() stopped every grant and renewal in the region here at %s; %s',
+                                  h.handoff_at,
+                                  CASE WHEN h.released_at IS NULL
+                                       THEN 'once the leases granted in it have ended, the region goes back to the root, and to the registry that leases it next.'
+                                       ELSE format('it went back to the root at %s, and the next owner starts above %s.', h.released_at, h.final_mark) END),
+                  HINT = 'Point the region''s nodes (idgen.registry) and gateways (--registry) at the registry that leases the region next.';
+    END IF;
     IF h.generation IS NULL OR h.valid_until IS NULL THEN
         RAISE EXCEPTION 'region % lease is not held: %', p_region,
                         coalesce(h.last_error, 'not yet leased from the root registry')
