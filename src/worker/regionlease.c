@@ -515,7 +515,7 @@ poll_handoffs(void)
 		for (k = 0; k < nheld; k++)
 			if (held[k].region == atoi(registry_value(rows, i, 0)))
 			{
-				if (!held[k].handing_off)
+				if (!held[k].handing_off && strcmp(registry_value(rows, i, 1), "t") != 0)
 					ereport(LOG,
 							(errmsg("idgen: region %d is being handed off: no lease is granted or renewed there; it goes back to the root once the leases granted in it have ended",
 									held[k].region)));

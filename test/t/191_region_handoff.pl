@@ -144,9 +144,9 @@ my $max2_a = q1($nodes[1], 'SELECT max(id::bigint) FROM drawn');
 ok($a->poll_query_until('postgres',
 		'SELECT released_at IS NOT NULL FROM idgen_region_status() WHERE region = 1', 't'),
 	'A: region 1 given back to the root once the leases granted there ended');
-my $t_released = time();
-note sprintf 'handoff to release: %.1f s (node2 refused %.1f s after the handoff)',
-	$t_released - $t_handoff, $t_node2_out - $t_handoff;
+note sprintf 'handoff to release: %s s on A\'s clock (node2 refused about %.1f s after the call)',
+	q1($a, 'SELECT round(extract(epoch FROM released_at - handoff_at)::numeric, 1) FROM idgen_region_status()'),
+	$t_node2_out - $t_handoff;
 is(q1($a, q{SELECT NOT EXISTS (SELECT 1 FROM idgen.worker_lease
                                WHERE region = 1 AND owner IS NOT NULL AND lease_until > idgen.clock())}),
 	't', 'A: no lease granted in region 1 runs any more');
