@@ -109,7 +109,7 @@ side_results() {
 as_tester() {
 	if [ "$(id -u)" -eq 0 ]; then
 		runuser -u "$run_as" -- env PATH="$PATH" PG_CONFIG="$PG_CONFIG" IDGEN_REQUIRE_CLIENTS="$IDGEN_REQUIRE_CLIENTS" \
-			IDGEN_PREV_RELEASE="${IDGEN_PREV_RELEASE:-}" "$@"
+			IDGEN_PREV_RELEASE="${IDGEN_PREV_RELEASE:-}" PG_TEST_PORT_DIR="${PG_TEST_PORT_DIR:-}" "$@"
 	else
 		"$@"
 	fi
@@ -119,7 +119,7 @@ as_tester() {
 # layer, which runs beside the others, one for the rest
 work=$(mktemp -d /tmp/idgen-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-for dir in tree tap; do
+for dir in tree tap tap_upgrade; do
 	mkdir "$work/$dir"
 	tar -C "$root" --exclude=.git --exclude='*.o' -cf - . | tar -C "$work/$dir" -xf -
 done
@@ -146,16 +146,34 @@ isolation() {
 	as_tester make -C "$work/tree" -s installcheck-isolation-only || show_diffs "$work/tree"
 }
 
-# the rolling-upgrade TAP file (180) starts a fleet on the previous release,
+# The rolling-upgrade TAP file (180) starts a fleet on the previous release,
 # built here from this tree's git history, since the copy has no .git; if
-# that fails, 180 fails (it never skips) and the other files still run
-tap() {
+# that fails, 180 fails (it never skips) and the other files still run.
+# The build takes a couple of minutes, so 180 runs in a copy of its own
+# once it is done, beside the other files, which start at once.  Both
+# prove runs take their ports from one lock directory (PG_TEST_PORT_DIR),
+# as the files of one run do.
+upgrade_tap=test/t/180_rolling_upgrade.pl
+export PG_TEST_PORT_DIR=$work/portlock
+tap_upgrade() {
 	if "$root/scripts/prev_release.sh" "$work/prev_release"; then
 		export IDGEN_PREV_RELEASE=$work/prev_release
 	else
-		echo "TAP: the previous release is not installed: test/t/180_rolling_upgrade.pl will fail"
+		echo "TAP: the previous release is not installed: $upgrade_tap will fail"
 	fi
-	as_tester make -C "$work/tap" -s installcheck-tap-parallel PROVE_FLAGS=--timer || show_diffs "$work/tap"
+	as_tester make -C "$work/tap_upgrade" -s installcheck-tap-only PROVE_TESTS="$upgrade_tap" \
+		PROVE_FLAGS=--timer || show_diffs "$work/tap_upgrade"
+}
+tap() {
+	local upgrade_pid rc=0
+	tap_upgrade >"$work/tap_upgrade.out" 2>&1 &
+	upgrade_pid=$!
+	as_tester make -C "$work/tap" -s installcheck-tap-parallel TAP_EXCLUDE="$upgrade_tap" \
+		PROVE_FLAGS=--timer || { show_diffs "$work/tap"; rc=1; }
+	wait "$upgrade_pid" || rc=1
+	echo "--- $upgrade_tap, in its own copy after the previous release's build:"
+	cat "$work/tap_upgrade.out"
+	return $rc
 }
 
 # the TAP files that load the machine or must not be starved, alone, after
