@@ -32,22 +32,23 @@ cp "$model" "$root/src/lease_outside.pml" "$root/src/lease_regions.pml" "$work/"
 failed=0
 pml=lease.pml
 
-# run NAME EXPECT(pass|fail) -D...: one exhaustive search
-run() {
+# run_search NAME EXPECT(pass|fail) -D...: one exhaustive search; prints
+# its line and returns 1 when it did not come out as expected
+run_search() {
 	local name=$1 expect=$2
 	shift 2
 	local dir=$work/$name out errors states depth secs
 	mkdir -p "$dir"
 	cp "$work/lease.pml" "$work/lease_outside.pml" "$work/lease_regions.pml" "$dir/"
 	if ! (cd "$dir" && spin -a "$@" "$pml" >spin.out 2>&1); then
-		echo "  $name: spin -a failed"; cat "$dir/spin.out"; failed=$((failed + 1)); return
+		echo "  $name: spin -a failed"; cat "$dir/spin.out"; return 1
 	fi
 	# -DSAFETY: the properties are assertions and end states, no cycles;
 	# no -DCOLLAPSE (the largest search stores under 1 GB plain, and plain
 	# is twice as fast); -O1: gcc takes up to 14 s on pan.c at -O2, for a
 	# search a few per cent faster
 	if ! (cd "$dir" && "$cc" -O1 -w -DSAFETY -o pan pan.c 2>cc.out); then
-		echo "  $name: compiling pan.c failed"; cat "$dir/cc.out"; failed=$((failed + 1)); return
+		echo "  $name: compiling pan.c failed"; cat "$dir/cc.out"; return 1
 	fi
 	(cd "$dir" && ./pan -m400000 >pan.out 2>&1)
 	out=$dir/pan.out
@@ -56,10 +57,10 @@ run() {
 	depth=$(sed -n 's/.*depth reached \([0-9]*\).*/\1/p' "$out" | tail -1)
 	secs=$(sed -n 's/^pan: elapsed time \([0-9.]*\).*/\1/p' "$out" | tail -1)
 	if [ -z "$errors" ]; then
-		echo "  $name: no result from pan"; tail -20 "$out"; failed=$((failed + 1)); return
+		echo "  $name: no result from pan"; tail -20 "$out"; return 1
 	fi
 	if grep -q "max search depth too small" "$out"; then
-		echo "  $name: search depth too small, the search was not exhaustive"; failed=$((failed + 1)); return
+		echo "  $name: search depth too small, the search was not exhaustive"; return 1
 	fi
 	if [ "$expect" = pass ]; then
 		if [ "$errors" -eq 0 ]; then
@@ -67,7 +68,7 @@ run() {
 		else
 			echo "  $name: FAILED, errors: $errors (a counterexample:)"
 			(cd "$dir" && spin -t "$@" "$pml" 2>&1 | grep -E '^ *t=|assertion' | sed 's/^ *//' | tail -25)
-			failed=$((failed + 1))
+			return 1
 		fi
 	else
 		if [ "$errors" -gt 0 ]; then
@@ -78,9 +79,28 @@ run() {
 			fi
 		else
 			echo "  $name: FAILED, SPIN found no error where it must ($states states): the model cannot fail"
-			failed=$((failed + 1))
+			return 1
 		fi
 	fi
+	return 0
+}
+
+# run NAME EXPECT -D...: the search in the background, at most
+# IDGEN_MODEL_JOBS (2) at once; its line is printed in the order of the
+# runs once all have ended.  Each search is one process on one core, and
+# the largest stores under 1 GB, so two fit beside the TAP layer.
+jobs_max=${IDGEN_MODEL_JOBS:-2}
+order=()
+run() {
+	local name=$1
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+		wait -n || true
+	done
+	order+=("$name")
+	(
+		run_search "$@" >"$work/$name.result" 2>&1
+		echo $? >"$work/$name.rc"
+	) &
 }
 
 small="-DTTL=3"
@@ -171,6 +191,11 @@ run region-layout pass -DTMAX=5 -DLAYOUT -DIDS
 run region-layout-reached fail -DTMAX=5 -DLAYOUT -DIDS -DREACH_LAYOUT
 run region-hole-layout-node-rule fail -DTMAX=5 -DLAYOUT -DIDS -DHOLE_LAYOUT_NODE_RULE
 
+wait
+for name in "${order[@]}"; do
+	cat "$work/$name.result"
+	[ "$(cat "$work/$name.rc" 2>/dev/null)" = 0 ] || failed=$((failed + 1))
+done
 if [ "$failed" -gt 0 ]; then
 	echo "model check: $failed run(s) failed"
 	exit 1

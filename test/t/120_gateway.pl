@@ -301,8 +301,10 @@ for my $e (@errors)
 		close $sock;
 	}
 	ok(kill(0, $ga->{pid}), 'malformed requests: the gateway still runs');
-	my ($s) = req($ga, 'GET', '/healthz');
-	is($s, 200, 'and answers');
+	# healthy, not at once: with the registry's 2 s TTL, a loaded machine
+	# can stall a renewal past the validity (the version layer's chroots, CI
+	# run 27), and then /healthz rightly answers 503 until the next one
+	ok(wait_healthy($ga), 'and answers, healthy');
 }
 
 # --- 3. idempotency, kill -9, restart --------------------------------------------

@@ -14,7 +14,10 @@
 #   3. The proxy mended past the region TTL: region 1 is leased again,
 #      node1 issues again, above every ID it issued before.
 #   4. Then the switch is scheduled, applies in both regions (each node
-#      issues in epoch 2), and no ID is issued twice; each node ascends.
+#      issues in epoch 2).
+#   5. The root stopped (immediate) for 60 % of the region TTL: neither
+#      node sees one refusal, and both regional registries renew at the
+#      restarted root.  No ID is issued twice; each node ascends.
 use strict;
 use warnings;
 
@@ -165,6 +168,30 @@ ok($root->poll_query_until('postgres', "SELECT clock_timestamp() > '$applies'::t
 %bg = map { $_ => start_draw($node{$_}, 3, 3) } (1, 2);
 %sum = map { $_ => finish_draw($bg{$_}) } (1, 2);
 note "run 3 (past the switch), node$_: $sum{$_}" for (1, 2);
+
+# --- 5. the root stopped for 60 % of the region TTL ---------------------------------
+
+# last: a restarted root is a new incarnation and grants no region for a
+# day (G3); the renewals of the leases it has go on
+%bg = map { $_ => start_draw($node{$_}, 0.6 * $ttl + 5, 4) } (1, 2);
+sleep 1;
+my $t_down = time();
+$root->stop('immediate');
+sleep(0.6 * $ttl - 1);
+$root->start;
+my $restarted_at = q1($root, 'SELECT clock_timestamp()');
+note sprintf 'root away %.1f s (60 %% of the region TTL: %.1f s)', time() - $t_down, 0.6 * $ttl;
+%sum = map { $_ => finish_draw($bg{$_}) } (1, 2);
+note "run 4 (the root away), node$_: $sum{$_}" for (1, 2);
+for my $r (1, 2)
+{
+	is(q1($node{$r}, 'SELECT count(*) FILTER (WHERE sqlstate IS NOT NULL) || \'|\' || count(id) FROM drawn WHERE run = 4')
+		  =~ /^0\|[1-9]/ ? 't' : 'f',
+		't', "node$r: issued without one refusal while the root was away");
+	ok($reg{$r}->poll_query_until('postgres',
+			"SELECT held AND renewed_at > '$restarted_at'::timestamptz FROM idgen_region_status()", 't'),
+		"reg$r: renews its region lease again at the restarted root");
+}
 
 my %seen;
 my $dups = 0;
