@@ -161,7 +161,8 @@ upgrade_tap=test/t/180_rolling_upgrade.pl
 tap_jobs=${IDGEN_TAP_JOBS:-5}
 export PG_TEST_PORT_DIR=$work/portlock
 tap_upgrade() {
-	if "$root/scripts/prev_release.sh" "$work/prev_release"; then
+	# a compile, beside the TAP files: at a lower priority, as the chain
+	if nice -n 10 "$root/scripts/prev_release.sh" "$work/prev_release"; then
 		export IDGEN_PREV_RELEASE=$work/prev_release
 	else
 		echo "TAP: the previous release is not installed: $upgrade_tap will fail"
@@ -209,10 +210,14 @@ tap_start=$(date +%s)
 } >"$work/tap.out" 2>&1 &
 tap_pid=$!
 
-layer "unit tests (pure C)" make -C "$root/test/unit" -s -j"$(nproc)" run
+# The three computing layers below run at a lower priority (nice 10): they
+# have no timers, and the TAP files beside them do (leases of 2 to 20 s
+# that a starved server lets lapse); they take the cores the TAP layer
+# leaves, which on two cores is all the same amount of work
+layer "unit tests (pure C)" nice -n 10 make -C "$root/test/unit" -s -j"$(nproc)" run
 layer "module graph (layers and include cycles)" module_graph
-layer "fuzz (text parser, brief)" make -C "$root/test/fuzz" -s -j"$(nproc)" run
-layer "model check (SPIN)" "$root/scripts/model_check.sh"
+layer "fuzz (text parser, brief)" nice -n 10 make -C "$root/test/fuzz" -s -j"$(nproc)" run
+layer "model check (SPIN)" nice -n 10 "$root/scripts/model_check.sh"
 # META.json and `make dist`; in the tree itself, where .git is (a clone),
 # before the layers below copy the tree
 layer "dist (META.json, make dist)" python3 "$root/test/dist_check.py"

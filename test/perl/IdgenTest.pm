@@ -28,6 +28,7 @@ use warnings;
 use Exporter 'import';
 use File::Basename qw(basename);
 use IPC::Run;
+use IdgenInitdbTemplate;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -49,7 +50,7 @@ sub idgen_node
 {
 	my ($name, %opt) = @_;
 	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(%{ $opt{init} // {} });
+	IdgenInitdbTemplate::with_template(sub { $node->init(%{ $opt{init} // {} }) });
 	my $listen = $opt{tcp} ? '127.0.0.1' : '';
 	$node->append_conf('postgresql.conf',
 		    "shared_preload_libraries = 'idgen'\n"
