@@ -92,7 +92,8 @@ side() {
 	echo
 	echo "=== $name"
 	start=$(date +%s)
-	log=$work/side.$(wc -l <"$work/side.results").log
+	# named after the layer: two background groups call this at once
+	log=$work/side.${name//[^A-Za-z0-9]/_}.log
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	echo "--- $name: exit $rc"
@@ -217,17 +218,24 @@ tap_pid=$!
 layer "unit tests (pure C)" nice -n 10 make -C "$root/test/unit" -s -j"$(nproc)" run
 layer "module graph (layers and include cycles)" module_graph
 layer "fuzz (text parser, brief)" nice -n 10 make -C "$root/test/fuzz" -s -j"$(nproc)" run
-layer "model check (SPIN)" nice -n 10 "$root/scripts/model_check.sh"
 # META.json and `make dist`; in the tree itself, where .git is (a clone),
 # before the layers below copy the tree
 layer "dist (META.json, make dist)" python3 "$root/test/dist_check.py"
+# The model check beside the layers below: when the TAP files end (CI run
+# 15: at 7:39) the searches and the sanitizers' single server share the
+# cores instead of taking turns (the sanitizers began at 8:38 then, after
+# the model check).  Its output follows theirs.
+: >"$work/side.results"
+{
+	side "model check (SPIN)" nice -n 10 "$root/scripts/model_check.sh"
+} >"$work/model.out" 2>&1 &
+model_pid=$!
 # Beside the sanitizers (their own build, in a relocated copy of PostgreSQL,
 # on a private socket), one after another: plain make and make install with
 # libmicrohttpd's header hidden, into a relocated copy of PostgreSQL (make
 # gateway says it is missing); pg_regress and isolation on the system
 # PostgreSQL, in their copy of the tree.  Their output follows the
 # sanitizers'.
-: >"$work/side.results"
 {
 	side "PGXS build without libmicrohttpd" "$root/scripts/build_check.sh"
 	side "pg_regress" regress
@@ -237,6 +245,8 @@ side_pid=$!
 layer "sanitizers (regress and isolation under ASan+UBSan)" "$root/scripts/sanitize.sh"
 wait "$side_pid"
 cat "$work/side.out"
+wait "$model_pid"
+cat "$work/model.out"
 side_results
 wait "$tap_pid"
 tap_rc=$?
