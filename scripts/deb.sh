@@ -86,9 +86,18 @@ build_one() {
 		debs=("$(dirname "$src")"/postgresql-"$v"-idgen_"$version"_*.deb
 			"$(dirname "$src")"/idgen-gateway_"$version"_*.deb)
 	else
-		# one user of a chroot at a time (scripts/versions.sh, deb_check.sh)
-		idgen_chroot_lock "$v"
-		dir=$(idgen_chroot_ensure "$v") || { idgen_chroot_unlock; return 1; }
+		# The chroot's lock is for those who install into its PostgreSQL
+		# (scripts/versions.sh, deb_check.sh) and for making the chroot: a
+		# package build installs nothing there and works in /build/deb, in a
+		# mount namespace of its own (idgen_chroot_run), so once the chroot
+		# is made it runs beside them (make test: beside the version layer)
+		if idgen_chroot_ok "$v"; then
+			dir=$(idgen_chroot_path "$v")
+		else
+			idgen_chroot_lock "$v"
+			dir=$(idgen_chroot_ensure "$v") || { idgen_chroot_unlock; return 1; }
+			idgen_chroot_unlock
+		fi
 		rm -rf "$dir/build/deb"
 		mkdir -p "$dir/build/deb"
 		cp -a "$src" "$dir/build/deb/"
@@ -96,11 +105,9 @@ build_one() {
 			DEB_BUILD_OPTIONS='$DEB_BUILD_OPTIONS' dpkg-buildpackage -us -uc -b" >"$log" 2>&1; then
 			tail -n 80 "$log" >&2
 			echo "deb: dpkg-buildpackage failed for PostgreSQL $v in $dir (the end of its output is above)" >&2
-			idgen_chroot_unlock
 			return 1
 		fi
 		debs=("$dir"/build/deb/postgresql-"$v"-idgen_"$version"_*.deb)
-		idgen_chroot_unlock
 	fi
 	grep -E 'warning:' "$log" >&2 || true
 	for deb in "${debs[@]}"; do

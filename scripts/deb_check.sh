@@ -53,8 +53,9 @@ if [ "${1:-}" != --one ]; then
 	builddeps=0
 	case ${1:-} in
 	--build)
-		# the Build-Depends and the packages of 15, nothing installed:
-		# make test runs this beside the version layer, and --built later
+		# the Build-Depends and every package, nothing installed (the
+		# chroot builds take no install lock: scripts/deb.sh): make test
+		# runs this beside the version layer, and --built later
 		out=$2
 		t=$SECONDS
 		rc=0
@@ -63,18 +64,18 @@ if [ "${1:-}" != --one ]; then
 			rc=1
 		fi
 		# a package missing from $out is a failure of --built
-		if ! IDGEN_DEB_VERSIONS=15 "$root/scripts/deb.sh" "$out"; then
-			echo "deb_check: FAIL: make deb (PostgreSQL 15)" >&2
+		if ! IDGEN_DEB_VERSIONS=$majors "$root/scripts/deb.sh" "$out"; then
+			echo "deb_check: FAIL: make deb (PostgreSQL $majors)" >&2
 			rc=1
 		fi
-		echo "deb_check: the Build-Depends and the packages of PostgreSQL 15: $((SECONDS - t)) s"
+		echo "deb_check: the Build-Depends and the packages of PostgreSQL $majors: $((SECONDS - t)) s"
 		exit "$rc"
 		;;
 	--built)
 		# what --build left in $2: its failures were printed with it
 		out=$2
 		[ -e "$out/builddeps.failed" ] && builddeps=1
-		to_build=$(echo "$majors" | tr ' ' '\n' | grep -vx 15 | tr '\n' ' ')
+		to_build=
 		;;
 	*)
 		out=$(mktemp -d /tmp/idgen-debs.XXXXXX)
@@ -86,8 +87,11 @@ if [ "${1:-}" != --one ]; then
 		echo "deb_check: FAIL: make deb" >&2
 		exit 1
 	fi
-	failed=()
-	for v in $majors; do
+	# check_major V: the packages of PostgreSQL V, installed where that
+	# PostgreSQL is; each major's check runs beside the others (this
+	# machine's and each chroot's packages are apart), its output kept
+	check_major() {
+		local v=$1 debs gw
 		shopt -s nullglob
 		debs=("$out"/postgresql-"$v"-idgen_"$version"_*.deb)
 		shopt -u nullglob
@@ -95,8 +99,7 @@ if [ "${1:-}" != --one ]; then
 		echo "deb_check: --- PostgreSQL $v"
 		if [ ${#debs[@]} -ne 1 ]; then
 			echo "deb_check: FAIL: make deb made one postgresql-$v-idgen_${version}_*.deb (found ${#debs[@]})" >&2
-			failed+=("$v")
-			continue
+			return 1
 		fi
 		echo "deb_check: ok: make deb built $(basename "${debs[0]}")"
 		if [ "$v" = 15 ]; then
@@ -105,12 +108,11 @@ if [ "${1:-}" != --one ]; then
 			shopt -u nullglob
 			if [ ${#gw[@]} -ne 1 ]; then
 				echo "deb_check: FAIL: make deb made one idgen-gateway_${version}_*.deb (found ${#gw[@]})" >&2
-				failed+=("$v")
-				continue
+				return 1
 			fi
 			echo "deb_check: ok: make deb built $(basename "${gw[0]}")"
-			"$0" --one "$v" "${debs[0]}" "${gw[0]}" || failed+=("$v")
-			continue
+			"$0" --one "$v" "${debs[0]}" "${gw[0]}"
+			return
 		fi
 		(
 			# one user of a chroot at a time (versions.sh, deb.sh)
@@ -125,7 +127,17 @@ if [ "${1:-}" != --one ]; then
 			cp "$root"/sql/updates/idgen--*--*.sql "$dir/build/debcheck/sql/updates/"
 			cp "${debs[0]}" "$dir/build/debcheck/"
 			idgen_chroot_run "$v" "/build/debcheck/scripts/deb_check.sh --one $v /build/debcheck/$(basename "${debs[0]}")"
-		) || failed+=("$v")
+		)
+	}
+	declare -A check_pid
+	for v in $majors; do
+		check_major "$v" >"$out/check-$v.log" 2>&1 &
+		check_pid[$v]=$!
+	done
+	failed=()
+	for v in $majors; do
+		wait "${check_pid[$v]}" || failed+=("$v")
+		cat "$out/check-$v.log"
 	done
 	echo
 	if [ "$builddeps" -ne 0 ]; then

@@ -269,9 +269,12 @@ layer_result "TAP" "$tap_rc" "$tap_start" "" "$work/tap.log"
 # standby, fleet-outage and gateway TAP files in Debian chroots)
 #
 # Beside it, the Debian package layer's first part: the Build-Depends check
-# and the packages of 15 (dpkg-buildpackage in scratch copies, nothing
-# installed), which the version layer's chroots, waiting on their TAP
-# files' timers, leave the cores for.
+# and the packages of 15, 17 and 18 (dpkg-buildpackage in scratch copies,
+# 17's and 18's in their chroots beside the version layer's runs there,
+# nothing installed), which the version layer's chroots, waiting on their
+# TAP files' timers, leave the cores for.  After it, only the installs of
+# the three, side by side (CI run 17: the 17 and 18 builds and the three
+# installs one after another took 117 s after the version layer).
 mkdir "$work/debs"
 "$root/scripts/deb_check.sh" --build "$work/debs" >"$work/deb_build.out" 2>&1 &
 deb_build_pid=$!
@@ -285,7 +288,7 @@ deb_layer() {
 	cat "$work/deb_build.out"
 	"$root/scripts/deb_check.sh" --built "$work/debs"
 }
-layer "Debian package (its 15 build beside the version layer)" deb_layer
+layer "Debian package (its builds beside the version layer)" deb_layer
 
 echo
 (IFS=';'; echo "seconds per layer:${layer_times[*]/#/ }")
