@@ -11,6 +11,13 @@
 #   - one long-lived session draws 300,000 IDs in one statement, bracketed
 #     the same way.
 #
+# The loops fill the machine rather than add to it: each spins while fewer
+# tasks than twice the cores are runnable besides it, and sleeps while more
+# are (in make test the other files load the cores already, and a loop
+# there would only slow them).  The test checks that the machine was loaded
+# as it wants: on average at least one runnable task per core, sampled by
+# the loops throughout.
+#
 # Each ID's millisecond must lie within 1 ms of its bracket: not before the
 # millisecond of the clock read before it minus 1, not after the millisecond
 # of the clock read after it plus 1.  IDs borrow time ahead only when more
@@ -54,20 +61,54 @@ my $rollbacks_before =
 
 # --- load: two busy loops, bounded in time, ended by their pids -------------
 
+sub procs_running
+{
+	open my $fh, '<', '/proc/stat' or return undef;
+	my ($n) = map { /^procs_running (\d+)/ ? $1 : () } <$fh>;
+	return $n;
+}
+my $cores = do
+{
+	open my $fh, '<', '/proc/stat' or die "/proc/stat: $!";
+	scalar grep { /^cpu\d+ / } <$fh>;
+};
+die 'no /proc/stat procs_running' unless defined procs_running();
+
+# each loop's samples of the runnable tasks (itself included) and its
+# slices spun and slept, written when it is ended
+my $load_dir = PostgreSQL::Test::Utils::tempdir();
 my @load;
-foreach (1 .. 2)
+foreach my $i (1 .. 2)
 {
 	my $pid = fork();
 	die "fork failed: $!" unless defined $pid;
 	if ($pid == 0)
 	{
+		my ($samples, $sum, $spun, $slept) = (0, 0, 0, 0);
+		my $report = sub {
+			open my $out, '>', "$load_dir/loop$i" or POSIX::_exit(1);
+			print $out "$samples $sum $spun $slept\n";
+			close $out;
+			POSIX::_exit(0);
+		};
+		local $SIG{TERM} = $report;
 		my $until = time() + 120;
 		my $x = 0;
 		while (time() < $until)
 		{
+			my $running = procs_running() // 0;
+			$samples++;
+			$sum += $running;
+			if ($running - 1 >= 2 * $cores)
+			{
+				$slept++;
+				select(undef, undef, undef, 0.02);
+				next;
+			}
+			$spun++;
 			$x++ for 1 .. 100000;
 		}
-		POSIX::_exit(0);
+		$report->();
 	}
 	push @load, $pid;
 }
@@ -116,6 +157,21 @@ $node->safe_psql('postgres',
 stop_load();
 
 # --- the checks --------------------------------------------------------------
+
+my ($samples, $sum, $spun, $slept) = (0, 0, 0, 0);
+foreach my $i (1 .. 2)
+{
+	open my $fh, '<', "$load_dir/loop$i" or die "loop $i left no report: $!";
+	my @f = split ' ', scalar <$fh>;
+	$samples += $f[0];
+	$sum += $f[1];
+	$spun += $f[2];
+	$slept += $f[3];
+}
+note sprintf('the loops: %d slices spun, %d slept; %.1f runnable tasks on average on %d cores',
+	$spun, $slept, $samples ? $sum / $samples : 0, $cores);
+cmp_ok($samples ? $sum / $samples : 0, '>=', $cores,
+	'the machine was loaded throughout: at least one runnable task per core on average');
 
 is( $node->safe_psql(
 		'postgres',
