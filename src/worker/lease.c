@@ -357,14 +357,15 @@ lease_try_acquire(IdgenWorker *w)
 	if (!answer_block_fits(w, &epochs, lease.first_worker, misfit, sizeof(misfit)))
 		ereport(ERROR,
 				(errmsg("the leased workers do not fit %s", misfit)));
-	audit_flush(w);
-	registry_commit();
-	w->backoff_ms = 0;
-	w->last_error[0] = '\0';
 
 	/*
 	 * The generator issues up to the node's own durable mark, never the
-	 * registry's (R3): above the new lease's floor before it is published.
+	 * registry's (R3): above the new lease's floor before it is published,
+	 * and before the grant is committed.  A grant the node cannot use must
+	 * not stay in the registry: it would count as a lease in force, and the
+	 * next grant would start above it, so that every failed try pushed the
+	 * node's floor further ahead of the clock.  A higher mark than the
+	 * grant needs, if the commit fails, costs nothing.
 	 */
 	if (localmark_raise(Max(localmark_target_unix_ms(),
 							Max(lease.start_after_unix_ms, lease.hw_unix_ms) +
@@ -373,6 +374,10 @@ lease_try_acquire(IdgenWorker *w)
 		ereport(ERROR,
 				(errmsg("idgen: could not raise the node's high-water mark: another process has held it for %d ms",
 						IDGEN_MARK_WAIT_MS)));
+	audit_flush(w);
+	registry_commit();
+	w->backoff_ms = 0;
+	w->last_error[0] = '\0';
 	lease.hw_unix_ms = localmark_durable();
 	w->renew_sent_mono = sent_mono;
 
@@ -425,12 +430,21 @@ lease_keep(IdgenWorker *w)
 		w->lease.valid_until_unix_ms = wall + (w->lease.valid_until_mono_ms - mono);
 		changed = true;
 	}
-	/* a clock the registry disagrees with does not move the mark */
+	/*
+	 * A clock the registry disagrees with does not move the mark.  A mark
+	 * that cannot be written limits issuing, which the generators refuse
+	 * for, but not the lease: an error here would fail the renewal this
+	 * upkeep runs inside, and the node would lose its workers over a
+	 * file.  After a failed write the file is tried again a little later,
+	 * not at every step.
+	 */
 	if (idgen_lease_state() != IDGEN_STATE_CLOCK_SKEW &&
-		mono < w->lease.valid_until_mono_ms && localmark_low())
+		mono < w->lease.valid_until_mono_ms && localmark_low() &&
+		monotonic_ms() >= w->next_mark_try_mono)
 	{
 		/* a generator holding the mark's lock is raising it already */
-		(void) localmark_raise(localmark_target_unix_ms(), 0, ERROR);
+		if (localmark_raise(localmark_target_unix_ms(), 0, LOG) == LOCALMARK_WRITE_FAILED)
+			w->next_mark_try_mono = monotonic_ms() + IDGEN_RETRY_MS;
 		changed = true;
 	}
 	if (localmark_durable() > w->lease.hw_unix_ms)

@@ -61,6 +61,7 @@ typedef struct IdgenWorker
 	char		prev_incarnation[64];	/* the one before it changed; "": none */
 	int64		next_cleanup_mono;
 	int64		next_horizon_mono;
+	int64		next_mark_try_mono;	/* after the mark's file failed: not before */
 } IdgenWorker;
 
 /* the worker's timers run on this clock, which no clock step moves */

@@ -5,9 +5,15 @@
 #      background worker waits inside it): the generators raise the durable
 #      high-water mark themselves, so calls go on until the lease's
 #      validity runs out (IR002, "retry soon"), never refused for the mark.
-#      A mark that cannot be written (the note read-only, a directory where
-#      its new copy goes) is refused for, once it runs out (IR003, "retry
-#      soon"), and the detail says why.
+#      The loops run by the clock, not by a number of calls.
+#   1b. The registry back while the mark cannot be written (the note
+#      read-only, a directory where its new copy goes): the node's lease ran
+#      out, and a grant it cannot make durable is rolled back at the
+#      registry, not left there to push the next grant's floor ahead.
+#   1c. The mark unwritable while the lease is held: calls are refused for
+#      it once it runs out (IR003, "retry soon"), the detail says why, the
+#      lease is renewed all the while (for twice its TTL no IR002), and the
+#      node issues again under the same lease once the file is writable.
 #   2. A batch that does not fit before a layout switch, which is further
 #      away than idgen.max_clock_wait, is refused naming the switch (IR004),
 #      not blaming the system clock: nothing is wrong with the clock.
@@ -31,6 +37,7 @@ use IdgenTest qw(:DEFAULT move_clock_to);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(time);
 
 # 2025-01-01 UTC plus 2^41 ms: the first instant the 41-bit field cannot hold
 my $horizon_unix_ms = 1735689600000 + 2**41;
@@ -71,8 +78,11 @@ my $locker = IPC::Run::start(
 $locker_in .= "BEGIN;\nLOCK TABLE idgen.worker_lease IN ACCESS EXCLUSIVE MODE;\nSELECT 'locked';\n";
 $locker->pump until $locker_out =~ /locked/;
 
+# calls until the lease runs out, however fast they are: by the clock, not
+# by their number (200 calls once took less than the lease's 4 s)
 my ($hw_refusal, $lease_refusal) = ('', '');
-for my $i (1 .. 200)
+my $deadline = time + 3 * 4;
+while (time < $deadline)
 {
 	my $o = outcome('SELECT idgen_next();');
 	next if $o eq 'issued';
@@ -90,39 +100,97 @@ like($lease_refusal, qr/^ERROR:  IR002: idgen worker lease was not renewed in ti
 like( $node->safe_psql('postgres', 'SELECT state FROM idgen_status()'),
 	qr/^(active|waiting_for_lease)$/, 'registry away: no operator state');
 
-$locker_in .= "ROLLBACK;\n\\q\n";
-$locker->finish;
-ok($node->poll_query_until('postgres', q{SELECT idgen_next() > 0 AND state = 'active' FROM idgen_status()}),
-	'registry back: the node issues again');
-
 # the mark cannot be written: in place (read-only) nor whole (its new copy's
 # name taken by a directory)
 my $note = $node->data_dir . '/pg_idgen_high_water';
-chmod 0400, $note or die "chmod $note: $!";
-mkdir "$note.tmp" or die "mkdir $note.tmp: $!";
+sub mark_unwritable
+{
+	chmod 0400, $note or die "chmod $note: $!";
+	mkdir "$note.tmp" or die "mkdir $note.tmp: $!";
+}
+sub mark_writable
+{
+	rmdir "$note.tmp" or die "rmdir $note.tmp: $!";
+	chmod 0600, $note or die "chmod $note: $!";
+}
+sub registry_generation
+{
+	return $node->safe_psql('postgres', 'SELECT max(generation) FROM idgen.worker_lease');
+}
+
+# The registry comes back while the node cannot write its mark: its lease
+# ran out, so it leases anew, and a grant it cannot make durable must not
+# stay in the registry.  Each one would stand for a lease the registry
+# thinks in force, so the next grant starts above it: the node, trying
+# every quarter second for as long as the disk refused, pushed its own
+# floor ahead of the clock twice as fast as time went (a 40 s outage of
+# the file cost 33 s of refusals after it was fixed).
+mark_unwritable();
+# the registry's table is still locked: the node's lease says the generation
+my $generation_before = $node->safe_psql('postgres', 'SELECT generation FROM idgen_status()');
+my $failures_before = $node->safe_psql('postgres', 'SELECT lease_failures FROM idgen_status()');
+$locker_in .= "ROLLBACK;\n\\q\n";
+$locker->finish;
+ok( $node->poll_query_until(
+		'postgres', "SELECT lease_failures >= $failures_before + 4 FROM idgen_status()"),
+	'mark unwritable, lease run out: the node tries to lease anew and fails');
+my $leasing_out = outcome('SELECT idgen_next();');
+like($leasing_out . ' ' . $last_stderr, qr/^ERROR:  IR002: .*DETAIL:.*could not raise the node's high-water mark/s,
+	'mark unwritable, lease run out: the refusal says the mark could not be raised');
+like($node->safe_psql('postgres', 'SELECT reason FROM idgen_status()'),
+	qr/could not raise the node's high-water mark/,
+	'mark unwritable, lease run out: idgen_status() says why');
+is(registry_generation(), $generation_before,
+	'mark unwritable, lease run out: no grant the node could not make durable stays in the registry');
+mark_writable();
+ok($node->poll_query_until('postgres', q{SELECT idgen_next() > 0 AND state = 'active' FROM idgen_status()}),
+	'registry back, mark writable: the node issues again');
+cmp_ok(registry_generation(), '<=', $generation_before + 1,
+	'registry back, mark writable: one grant for the new lease');
+unlike(slurp_file($node->logfile), qr/its lease starts above a mark ahead of the clock/,
+	'registry back, mark writable: no call waited for a floor of grants never used');
+
+# The mark cannot be written while the lease is held: calls are refused
+# for the mark (IR003) once it runs out, and the node keeps its lease all
+# the while (renewals need no mark), so it issues again at once when the
+# file is writable again.
+my $generation = $node->safe_psql('postgres', 'SELECT generation FROM idgen_status()');
+my $renewals_before = $node->safe_psql('postgres', 'SELECT lease_renewals FROM idgen_status()');
+mark_unwritable();
 $hw_refusal = '';
 my $hw_detail = '';
-for my $i (1 .. 400)
+my %refusals;
+$deadline = time + 3 * 4;
+while (time < $deadline)
 {
 	my $o = outcome('SELECT idgen_next();');
 	next if $o eq 'issued';
-	if ($o =~ /high-water/)
+	my ($code) = $o =~ /^ERROR:  (\w+):/;
+	$refusals{ $code // $o }++;
+	if ($o =~ /high-water/ && !$hw_refusal)
 	{
 		$hw_refusal = $o;
 		($hw_detail) = $last_stderr =~ /^DETAIL:\s+(.*)$/m;
-		last;
+		# longer than the lease's TTL from now on
+		$deadline = time + 2 * 4;
 	}
+	select(undef, undef, undef, 0.05);
 }
 like($hw_refusal, qr/^ERROR:  IR003: idgen high-water mark was not raised in time/,
 	'mark unwritable: once the durable mark runs out, IR003');
 like($hw_detail // '', qr/could not raise it: the mark's file could not be written/,
 	'mark unwritable: the detail says the mark could not be written');
+is(join(',', sort keys %refusals), 'IR003',
+	'mark unwritable: for twice the lease TTL every refusal is for the mark, none for the lease');
+is( $node->safe_psql('postgres', "SELECT state = 'active' AND generation = $generation AND lease_renewals > $renewals_before + 2 FROM idgen_status()"),
+	't', 'mark unwritable: the node kept renewing its lease');
 like(slurp_file($node->logfile), qr/could not write "pg_idgen_high_water\.tmp"/,
 	'mark unwritable: the server log names the file');
-rmdir "$note.tmp" or die "rmdir $note.tmp: $!";
-chmod 0600, $note or die "chmod $note: $!";
+mark_writable();
 ok($node->poll_query_until('postgres', q{SELECT idgen_next() > 0 AND state = 'active' FROM idgen_status()}),
 	'mark writable again: the node issues again');
+is($node->safe_psql('postgres', 'SELECT generation FROM idgen_status()'), $generation,
+	'mark writable again: under the same lease');
 
 # --- 2. a batch across a layout switch ----------------------------------------
 
