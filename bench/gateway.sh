@@ -17,7 +17,9 @@
 # IDGEN_BENCH_CONNECTIONS (8) HTTP connections, IDGEN_BENCH_CLIENTS (8)
 # pgbench clients, IDGEN_BENCH_THREADS (2) wrk/pgbench threads,
 # IDGEN_BENCH_GW_THREADS (2) gateway request threads, IDGEN_BENCH_WORKERS
-# (8) leased workers, PG_CONFIG, IDGEN_BENCH_USER (postgres) as in run.sh;
+# (auto: the gateway's default, its workers following the demand; or 1, 2,
+# 4, 8) its --workers, each gateway row naming the workers it held at the
+# end; PG_CONFIG, IDGEN_BENCH_USER (postgres) as in run.sh;
 # IDGEN_BENCH_KEYED=1 adds a row per count for requests that each carry a
 # new Idempotency-Key (a record stored in the registry before the answer),
 # IDGEN_BENCH_POOL (4) the gateway's registry connections for them.
@@ -35,7 +37,7 @@ CONNS=${IDGEN_BENCH_CONNECTIONS:-8}
 CLIENTS=${IDGEN_BENCH_CLIENTS:-8}
 THREADS=${IDGEN_BENCH_THREADS:-2}
 GW_THREADS=${IDGEN_BENCH_GW_THREADS:-2}
-WORKERS=${IDGEN_BENCH_WORKERS:-8}
+WORKERS=${IDGEN_BENCH_WORKERS:-auto}
 COUNTS=${IDGEN_BENCH_COUNTS:-"1 100 10000"}
 KEYED=${IDGEN_BENCH_KEYED:-0}
 POOL=${IDGEN_BENCH_POOL:-4}
@@ -137,7 +139,8 @@ for n in $COUNTS; do
 	p50=$(wrk_ms 50% <<<"$w")
 	p99=$(wrk_ms 99% <<<"$w")
 	non2xx=$(awk '/Non-2xx/ {print $NF}' <<<"$w")
-	results+=("| gateway HTTP | $n | $(awk -v r="$rps" -v n="$n" 'BEGIN{printf "%.0f", r*n}') | $(printf '%.0f' "$rps") | $p50 | $p99 | ${non2xx:-0} |")
+	held=$(curl -sf "http://127.0.0.1:$gw_port/metrics" | awk '$1 == "idgen_gateway_workers" {print $2}')
+	results+=("| gateway HTTP ($held worker$([ "$held" = 1 ] || echo s) at the end) | $n | $(awk -v r="$rps" -v n="$n" 'BEGIN{printf "%.0f", r*n}') | $(printf '%.0f' "$rps") | $p50 | $p99 | ${non2xx:-0} |")
 	if [ "$KEYED" = 1 ]; then
 		echo "== count=$n: gateway, a new Idempotency-Key each (wrk -t$THREADS -c$CONNS, ${SECONDS_EACH}s)" >&2
 		w=$(wrk -t"$THREADS" -c"$CONNS" -d"${SECONDS_EACH}s" --latency -s "$work/keyed.lua" \

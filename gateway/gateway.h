@@ -3,6 +3,8 @@
  *
  *   gwmain.c      start-up, the lease thread's loop
  *   gwoptions.c   the command line, pure C (gwoptions.h)
+ *   gwdemand.c    how many workers to hold after the demand, pure C
+ *                 (gwdemand.h)
  *   gwissue.c     the generator: worker lease set, layout epochs, ticks,
  *                 the local durable mark; composes IDs with src/'s pure C
  *   gwlease.c     the lease path's registry I/O, driving the lease client
@@ -36,7 +38,7 @@
 #include "leaseclient.h"
 
 /* leased workers at most (a power of two; see gwissue.c) */
-#define GW_MAX_WORKERS 8
+#define GW_MAX_WORKERS GW_OPT_WORKERS_MAX
 
 /* the command line's settings (gwoptions.c) */
 extern GwOptions gw_opt;
@@ -117,6 +119,8 @@ extern bool gw_issue_lease(GwLeaseSet *set);
 extern int64_t gw_issue_last_ms(void);
 /* keep the durable mark ahead of demand; returns false when it cannot */
 extern bool gw_issue_keep_mark(void);
+/* the IDs reserved since the start, and the seq_bits of the layout in use */
+extern void gw_issue_demand(uint64_t *issued, int *seq_bits);
 
 /*
  * Reserve count IDs.  GW_OK fills *batch; otherwise the refusal, its
@@ -203,6 +207,7 @@ extern void gw_metric_header_timeout(void);
 typedef struct GwGeneratorGauges
 {
 	bool		up;				/* gw_issue_health() is GW_OK */
+	int			workers;		/* leased now; 0 without a lease */
 	int64_t		validity_ms;	/* gw_issue_lease_times() */
 	int64_t		ttl_ms;
 } GwGeneratorGauges;

@@ -459,8 +459,10 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 			{
 				char		reason[256];
 				GwGeneratorGauges gen;
+				GwLeaseSet	held;
 
 				gen.up = gw_issue_health(reason, sizeof(reason)) == GW_OK;
+				gen.workers = gw_issue_lease(&held) ? held.count : 0;
 				gw_issue_lease_times(&gen.validity_ms, &gen.ttl_ms);
 				a.body = gw_metrics_text(&gen);
 			}

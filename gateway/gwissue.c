@@ -94,6 +94,8 @@ static struct
 
 	int64_t		max_wall_seen;
 	bool		in_rollback;
+
+	uint64_t	issued;			/* IDs reserved since the start: the demand */
 } g;
 
 static char mark_path[4096];
@@ -621,6 +623,7 @@ gw_issue_reserve(uint32_t count, GwBatch *batch, char *reason, size_t reason_len
 				batch->worker_bits[i] = (uint64_t) g.lease.workers[i] << g.layout.seq_bits;
 			batch->origin_unix_ms = g.layout.origin_unix_ms;
 			batch->epoch_version = g.version;
+			g.issued += count;
 			pthread_mutex_unlock(&mu);
 			return GW_OK;
 		}
@@ -722,6 +725,21 @@ refuse:
 	snprintf(reason, reason_len, "the clock did not catch up in time");
 	gw_metric_refusal(GW_CLOCK_BEHIND);
 	return GW_CLOCK_BEHIND;
+}
+
+void
+gw_issue_demand(uint64_t *issued, int *seq_bits)
+{
+	pthread_mutex_lock(&mu);
+	*issued = g.issued;
+	/* before the first reservation: the newest epoch's, which it will use */
+	if (g.version != 0)
+		*seq_bits = g.layout.seq_bits;
+	else if (g.have_epochs && g.epochs.count > 0)
+		*seq_bits = g.epochs.epochs[g.epochs.count - 1].layout.seq_bits;
+	else
+		*seq_bits = IDGEN_DEFAULT_SEQ_BITS;
+	pthread_mutex_unlock(&mu);
 }
 
 GwRefusal

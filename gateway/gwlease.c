@@ -26,6 +26,7 @@
 
 #include "fleet.h"
 #include "gwdecode.h"
+#include "gwdemand.h"
 #include "leaseclient.h"
 
 #define SQL_MS(expr) "floor(extract(epoch FROM " expr ") * 1000)::bigint"
@@ -43,6 +44,17 @@ static GwLeaseSet set;
 static bool started;
 /* why there is no lease, while leasing anew fails: it ran out, or none yet */
 static GwRefusal no_lease_why = GW_NO_LEASE;
+
+/* --workers auto: the set's size follows the demand (gwdemand.h) */
+static GwDemand demand;
+static int	auto_workers = 1;
+
+/* how many workers a new lease takes */
+static int
+lease_count(void)
+{
+	return gw_opt.workers > 0 ? gw_opt.workers : auto_workers;
+}
 
 static void
 result_error(PGresult *res, char *err, size_t err_len)
@@ -273,8 +285,13 @@ owner_of(int i, char *buf, size_t len)
 	snprintf(buf, len, "%s/%d", gw_registry_owner(), i);
 }
 
+/*
+ * Release the workers of s from index `from` on, with the newest
+ * millisecond issued as their final mark: called once nothing can be
+ * issued under them any more.
+ */
 static void
-release_set(const GwLeaseSet *s, bool fenced)
+release_from(const GwLeaseSet *s, int from, bool fenced)
 {
 	char		err[256];
 	char		owner[200];
@@ -286,11 +303,69 @@ release_set(const GwLeaseSet *s, bool fenced)
 	if (high_water < lc.floor_unix_ms - 1)
 		high_water = lc.floor_unix_ms - 1;
 	/* one at a time: one already fenced must not keep the others */
-	for (i = 0; i < s->count; i++)
+	for (i = from; i < s->count; i++)
 	{
 		owner_of(i, owner, sizeof(owner));
 		release_one(s->region, s->workers[i], s->generations[i], owner, high_water, fenced);
 	}
+}
+
+static void
+release_set(const GwLeaseSet *s, bool fenced)
+{
+	release_from(s, 0, fenced);
+}
+
+/*
+ * Lease the worker of owner name /i into got->workers[i], in a statement
+ * of its own; *min_until and *clock_ms take its end and the registry's
+ * clock right after the grant.  False and err when not granted.
+ */
+static bool
+lease_one(int i, GwLeaseSet *got, int64_t *min_until, int64_t *clock_ms,
+		  char *err, size_t err_len)
+{
+	char		owner[200];
+	char		ttl[32];
+	const char *params[2] = {owner, ttl};
+	PGresult   *res;
+
+	owner_of(i, owner, sizeof(owner));
+	snprintf(ttl, sizeof(ttl), "%lld", (long long) gw_opt.lease_ttl_ms);
+	res = PQexecParams(lease_conn,
+					   "SELECT region, worker, generation, " SQL_MS("lease_until") ", "
+					   SQL_MS("idgen.clock()")
+					   " FROM idgen_lease_worker($1, $2::bigint * interval '1 ms')",
+					   2, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+	{
+		result_error(res, err, err_len);
+		PQclear(res);
+		return false;
+	}
+	if (i > 0 && atoi(PQgetvalue(res, 0, 0)) != got->region)
+	{
+		int			region = atoi(PQgetvalue(res, 0, 0));
+		int			worker = atoi(PQgetvalue(res, 0, 1));
+		int64_t		generation = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+
+		/* one set is of one region: this one goes back at once, unused */
+		PQclear(res);
+		release_one(region, worker, generation, owner, *clock_ms, false);
+		snprintf(err, err_len, "the registry leased a worker of region %d after one of region %d",
+				 region, got->region);
+		return false;
+	}
+	got->region = atoi(PQgetvalue(res, 0, 0));
+	got->workers[i] = atoi(PQgetvalue(res, 0, 1));
+	got->generations[i] = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+	if (value_ms(res, 0, 3) < *min_until)
+		*min_until = value_ms(res, 0, 3);
+	if (value_ms(res, 0, 4) > *clock_ms)
+		*clock_ms = value_ms(res, 0, 4);
+	got->count = i + 1;
+	PQclear(res);
+	return true;
 }
 
 /* Lease the worker set, one statement per worker.  Returns -1: fatal. */
@@ -299,18 +374,15 @@ do_lease(void)
 {
 	char		err[512];
 	char		reason[700];
-	char		owner[200];
-	char		ttl[32];
-	const char *params[2] = {owner, ttl};
 	int64_t		sent_boot;
 	int64_t		before_ms;
 	int64_t		after_ms;
 	int64_t		max_skew;
 	int64_t		hold_floor;
 	int64_t		min_until = INT64_MAX;
+	int64_t		grant_clock = 0;
 	const char *problem;
 	GwLeaseSet	got;
-	PGresult   *res;
 	int			i;
 
 	memset(&got, 0, sizeof(got));
@@ -329,28 +401,9 @@ do_lease(void)
 
 	/* the lease's validity counts from here, before the registry's clock read */
 	sent_boot = gw_boot_ms();
-	snprintf(ttl, sizeof(ttl), "%lld", (long long) gw_opt.lease_ttl_ms);
-	for (i = 0; i < gw_opt.workers; i++)
-	{
-		owner_of(i, owner, sizeof(owner));
-		res = PQexecParams(lease_conn,
-						   "SELECT region, worker, generation, " SQL_MS("lease_until")
-						   " FROM idgen_lease_worker($1, $2::bigint * interval '1 ms')",
-						   2, NULL, params, NULL, NULL, 0);
-		if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
-		{
-			result_error(res, err, sizeof(err));
-			PQclear(res);
+	for (i = 0; i < lease_count(); i++)
+		if (!lease_one(i, &got, &min_until, &grant_clock, err, sizeof(err)))
 			goto fail;
-		}
-		got.region = atoi(PQgetvalue(res, 0, 0));
-		got.workers[i] = atoi(PQgetvalue(res, 0, 1));
-		got.generations[i] = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
-		if (value_ms(res, 0, 3) < min_until)
-			min_until = value_ms(res, 0, 3);
-		got.count = i + 1;
-		PQclear(res);
-	}
 	if (gw_opt.region >= 0 && got.region != gw_opt.region)
 	{
 		snprintf(err, sizeof(err),
@@ -363,10 +416,10 @@ do_lease(void)
 		goto fail;
 	idgen_lc_set_hold_floor(&lc, hold_floor);
 	/* the registry's clock must not have gone back across the lease */
-	if (after_ms < before_ms)
+	if (after_ms < before_ms || after_ms < grant_clock)
 	{
 		snprintf(err, sizeof(err), "the registry's clock went back by %lld ms during the lease",
-				 (long long) (before_ms - after_ms));
+				 (long long) ((before_ms > grant_clock ? before_ms : grant_clock) - after_ms));
 		goto fail;
 	}
 
@@ -449,19 +502,51 @@ renew_one(int i, int known_epoch, int64_t *until, char *err, size_t err_len)
 	return a;
 }
 
+/*
+ * Lease workers /set.count .. /grow_to - 1 into *grown (a copy of set with
+ * them added), inside a renewal round: their validity counts from the
+ * round's sending, which came before their grants.  False and err when one
+ * was not granted; those got are then given back, unused.
+ */
+static bool
+lease_more(int grow_to, GwLeaseSet *grown, int64_t *min_until, int64_t *grant_clock,
+		   char *err, size_t err_len)
+{
+	int			i;
+
+	*grown = set;
+	for (i = set.count; i < grow_to; i++)
+		if (!lease_one(i, grown, min_until, grant_clock, err, err_len))
+		{
+			release_from(grown, set.count, false);
+			grown->count = set.count;
+			return false;
+		}
+	return true;
+}
+
+/*
+ * A renewal round of every worker held; with grow_to above the set's
+ * size, more workers leased in the same round and, if all of it went
+ * well, the larger set installed.
+ */
 static void
-do_renew(void)
+do_renew(int grow_to)
 {
 	char		err[512] = "";
+	char		grow_err[512] = "";
 	char		reason[700];
 	int64_t		sent_boot = gw_boot_ms();
 	int64_t		min_until = INT64_MAX;
 	int64_t		after_ms = -1;
+	int64_t		grant_clock = 0;
 	int64_t		max_skew;
 	int64_t		hold_floor = 0;
 	IdgenEpochList known;
 	IdgenLcAnswer answer = IDGEN_LC_ANS_RENEWED;
 	IdgenLcVerdict v;
+	GwLeaseSet	grown = set;
+	bool		growing = false;
 	int			i;
 
 	gw_issue_get_epochs(&known);
@@ -475,6 +560,13 @@ do_renew(void)
 		if (answer == IDGEN_LC_ANS_RENEWED && until < min_until)
 			min_until = until;
 	}
+	if (answer == IDGEN_LC_ANS_RENEWED && grow_to > set.count && lc.state == IDGEN_LC_HELD)
+	{
+		growing = lease_more(grow_to, &grown, &min_until, &grant_clock,
+							 grow_err, sizeof(grow_err));
+		if (!growing)
+			gw_demand_grow_failed(&demand, gw_boot_ms());
+	}
 	/* the epochs first: the longer lease must not reach a switch unknown */
 	if (answer == IDGEN_LC_ANS_RENEWED &&
 		(!load_settings_and_clock(&after_ms, &max_skew, &hold_floor, err, sizeof(err)) ||
@@ -487,12 +579,50 @@ do_renew(void)
 	}
 	v = idgen_lc_answer(&lc, answer, sent_boot, gw_boot_ms(), gw_clock_ms(), after_ms, min_until);
 	gw_metric_renewal(answer == IDGEN_LC_ANS_RENEWED && v == IDGEN_LC_GO_ON);
+	if (growing && (v != IDGEN_LC_GO_ON || answer != IDGEN_LC_ANS_RENEWED || after_ms < grant_clock))
+	{
+		/* not a round to grow in: what was got goes back, unused */
+		if (after_ms >= 0 && after_ms < grant_clock)
+			snprintf(grow_err, sizeof(grow_err),
+					 "the registry's clock went back by %lld ms during the lease",
+					 (long long) (grant_clock - after_ms));
+		release_from(&grown, set.count, false);
+		gw_demand_grow_failed(&demand, gw_boot_ms());
+		growing = false;
+	}
 	switch (v)
 	{
 		case IDGEN_LC_GO_ON:
 			if (answer != IDGEN_LC_ANS_RENEWED)
 				gw_log("cannot renew the worker lease: %s", err);
-			gw_issue_renewed(&lc);
+			if (growing)
+			{
+				/*
+				 * The added workers' earlier holders stopped below the
+				 * registry's clock at their grants, which lay at or below
+				 * after_ms: the set starts above it, and above the last ID
+				 * issued (gw_issue_install_lease).
+				 */
+				int			from = set.count;
+
+				grown.floor_unix_ms = after_ms + 1;
+				grown.cap_unix_ms = lc.cap_unix_ms;
+				grown.valid_until_boot_ms = lc.valid_until_boot_ms;
+				set = grown;
+				auto_workers = set.count;
+				gw_issue_install_lease(&set, &lc);
+				gw_log("leased %d more worker%s of region %d for the demand (%llu IDs/s): %d workers now",
+					   set.count - from, set.count - from > 1 ? "s" : "", set.region,
+					   (unsigned long long) demand.last_rate, set.count);
+			}
+			else
+			{
+				if (grow_err[0] != '\0')
+					gw_log("cannot lease another worker for the demand (%llu IDs/s): %s; trying again in %d s",
+						   (unsigned long long) demand.last_rate, grow_err,
+						   GW_DEMAND_RETRY_MS / 1000);
+				gw_issue_renewed(&lc);
+			}
 			break;
 		case IDGEN_LC_RUNS_OUT:
 			gw_log("the worker lease ends at %lld (a layout switch) and is not renewed further: %s",
@@ -516,6 +646,38 @@ do_renew(void)
 	}
 }
 
+/*
+ * Give back the workers above index to - 1: the smaller set is installed
+ * first (it starts above the last ID issued), so nothing is issued under
+ * them once they are released with the newest millisecond issued.
+ */
+static void
+do_shrink(int to)
+{
+	GwLeaseSet	before = set;
+
+	set.count = to;
+	auto_workers = to;
+	gw_issue_install_lease(&set, &lc);
+	release_from(&before, to, false);
+	gw_log("gave back %d worker%s of region %d, idle (%llu IDs/s): %d worker%s now",
+		   before.count - to, before.count - to > 1 ? "s" : "", set.region,
+		   (unsigned long long) demand.last_rate, to, to > 1 ? "s" : "");
+}
+
+/* --workers auto: the set size the demand asks for (gwdemand.h) */
+static int
+wanted_workers(void)
+{
+	uint64_t	issued;
+	int			seq_bits;
+
+	if (gw_opt.workers > 0 || lc.state != IDGEN_LC_HELD || !idgen_lc_valid(&lc, gw_boot_ms()))
+		return set.count;
+	gw_issue_demand(&issued, &seq_bits);
+	return gw_demand_target(&demand, issued, gw_boot_ms(), set.count, seq_bits);
+}
+
 int64_t
 gw_lease_step(void)
 {
@@ -524,11 +686,24 @@ gw_lease_step(void)
 	if (!started)
 	{
 		idgen_lc_init(&lc, gw_opt.lease_ttl_ms, gw_issue_max_skew_ms());
+		gw_demand_init(&demand, gw_opt.max_workers, gw_opt.workers_idle_ms);
 		started = true;
 	}
 	switch (idgen_lc_next(&lc, gw_boot_ms(), &wait))
 	{
 		case IDGEN_LC_WAIT:
+			{
+				int			want = wanted_workers();
+
+				if (want > set.count)
+				{
+					/* a renewal round early, with the new workers in it */
+					do_renew(want);
+					wait = 0;
+				}
+				else if (want < set.count)
+					do_shrink(want);
+			}
 			break;
 		case IDGEN_LC_LEASE:
 			if (do_lease() < 0)
@@ -536,7 +711,7 @@ gw_lease_step(void)
 			wait = 0;
 			break;
 		case IDGEN_LC_RENEW:
-			do_renew();
+			do_renew(wanted_workers());
 			wait = 0;
 			break;
 		case IDGEN_LC_GIVE_UP:

@@ -185,6 +185,9 @@ gw_metrics_text(const GwGeneratorGauges *gen)
 	OUT("# HELP idgen_gateway_up 1 when the gateway can issue IDs.\n"
 		"# TYPE idgen_gateway_up gauge\n"
 		"idgen_gateway_up %d\n", gen->up ? 1 : 0);
+	OUT("# HELP idgen_gateway_workers Workers leased now (with --workers auto they follow the demand); 0 without a lease.\n"
+		"# TYPE idgen_gateway_workers gauge\n"
+		"idgen_gateway_workers %d\n", gen->workers);
 	OUT("# HELP idgen_gateway_lease_validity_seconds How much longer the gateway may issue without another answer from the registry; 0 without a valid lease.\n"
 		"# TYPE idgen_gateway_lease_validity_seconds gauge\n"
 		"idgen_gateway_lease_validity_seconds %.3f\n", gen->validity_ms / 1000.0);

@@ -27,8 +27,14 @@ const char	gw_usage_text[] =
 "  --tls-cert F --tls-key F   serve HTTPS with this PEM certificate and key\n"
 "  --lease-ttl DURATION  worker lease TTL (default 30s; renewed every tenth, at most 2 s)\n"
 "  --region N            refuse to run unless the registry leases region N\n"
-"  --workers N           workers to lease, 1, 2, 4 or 8 (default 1); each adds\n"
-"                        4096 IDs per millisecond with the default layout\n"
+"  --workers N|auto      workers to lease: 1, 2, 4 or 8, or auto (the default):\n"
+"                        one, and more while demand nears what they issue\n"
+"                        (each gives 4096 IDs per millisecond with the\n"
+"                        default layout), fewer again when idle\n"
+"  --max-workers N       with auto, at most 1, 2, 4 or 8 (default 8)\n"
+"  --workers-idle DURATION   with auto, a worker is given back after demand\n"
+"                        stayed under a quarter of the workers' capacity this\n"
+"                        long (default 30s)\n"
 "  --rate-limit N[/s]    requests per second per token (default: no limit)\n"
 "  --name NAME           this gateway's name in lease owners, at most 64 of\n"
 "                        A-Z a-z 0-9 . _ - (default: host name)\n"
@@ -56,6 +62,8 @@ enum
 	OPT_LEASE_TTL,
 	OPT_REGION,
 	OPT_WORKERS,
+	OPT_MAX_WORKERS,
+	OPT_WORKERS_IDLE,
 	OPT_STATE_DIR,
 	OPT_NAME,
 	OPT_RATE_LIMIT,
@@ -77,6 +85,8 @@ static const struct option longopts[] = {
 	{"lease-ttl", required_argument, NULL, OPT_LEASE_TTL},
 	{"region", required_argument, NULL, OPT_REGION},
 	{"workers", required_argument, NULL, OPT_WORKERS},
+	{"max-workers", required_argument, NULL, OPT_MAX_WORKERS},
+	{"workers-idle", required_argument, NULL, OPT_WORKERS_IDLE},
 	{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 	{"name", required_argument, NULL, OPT_NAME},
 	{"rate-limit", required_argument, NULL, OPT_RATE_LIMIT},
@@ -211,7 +221,9 @@ gw_options_defaults(GwOptions *opt, const char *name)
 	opt->listen_port = 8080;
 	opt->lease_ttl_ms = 30000;
 	opt->region = -1;
-	opt->workers = 1;
+	opt->workers = 0;
+	opt->max_workers = GW_OPT_WORKERS_MAX;
+	opt->workers_idle_ms = 30000;
 	opt->threads = 2;
 	opt->pool_size = 4;
 	opt->max_connections = 1000;
@@ -299,9 +311,23 @@ gw_options_parse(int argc, char **argv, GwOptions *opt, char *err, size_t err_le
 					return bad(err, err_len, "--region", a, "0 to 4194304 expected");
 				break;
 			case OPT_WORKERS:
-				if (!parse_int(a, 1, 8, &opt->workers) ||
-					(opt->workers & (opt->workers - 1)) != 0)
-					return bad(err, err_len, "--workers", a, "1, 2, 4 or 8 expected");
+				if (strcmp(a, "auto") == 0)
+					opt->workers = 0;
+				else if (!parse_int(a, 1, GW_OPT_WORKERS_MAX, &opt->workers) ||
+						 (opt->workers & (opt->workers - 1)) != 0)
+					return bad(err, err_len, "--workers", a, "1, 2, 4, 8 or auto expected");
+				break;
+			case OPT_MAX_WORKERS:
+				if (!parse_int(a, 1, GW_OPT_WORKERS_MAX, &opt->max_workers) ||
+					(opt->max_workers & (opt->max_workers - 1)) != 0)
+					return bad(err, err_len, "--max-workers", a, "1, 2, 4 or 8 expected");
+				opt->max_workers_set = 1;
+				break;
+			case OPT_WORKERS_IDLE:
+				opt->workers_idle_ms = gw_parse_duration_ms(a);
+				if (opt->workers_idle_ms < 1000 || opt->workers_idle_ms > 3600000)
+					return bad(err, err_len, "--workers-idle", a, "1s to 1h expected");
+				opt->max_workers_set = 1;
 				break;
 			case OPT_NAME:
 				if (!gw_name_is_valid(a))
@@ -373,6 +399,9 @@ gw_options_parse(int argc, char **argv, GwOptions *opt, char *err, size_t err_le
 		return bad(err, err_len, NULL, NULL, "--state-dir DIR is required");
 	if ((opt->tls_cert == NULL) != (opt->tls_key == NULL))
 		return bad(err, err_len, NULL, NULL, "--tls-cert and --tls-key go together");
+	if (opt->max_workers_set && opt->workers != 0)
+		return bad(err, err_len, NULL, NULL,
+				   "--max-workers and --workers-idle go with --workers auto; a fixed --workers N leases N");
 	if (opt->max_connections_per_ip > opt->max_connections)
 		opt->max_connections_per_ip = opt->max_connections;
 	return GW_OPTIONS_OK;

@@ -17,6 +17,7 @@
 #define GW_OPT_CONNINFO_MAX 4096	/* --registry */
 #define GW_OPT_PATH_MAX 1024		/* --tokens, --state-dir, --tls-cert, --tls-key */
 #define GW_OPT_HOST_MAX 255			/* the host of --listen */
+#define GW_OPT_WORKERS_MAX 8		/* --workers, --max-workers */
 
 typedef struct GwOptions
 {
@@ -28,7 +29,10 @@ typedef struct GwOptions
 	const char *tls_key;
 	int64_t		lease_ttl_ms;
 	int			region;			/* -1: the registry's idgen.region_id */
-	int			workers;		/* leased workers, a power of two */
+	int			workers;		/* leased workers, a power of two; 0: auto */
+	int			max_workers;	/* with auto, at most this many (a power of two) */
+	int64_t		workers_idle_ms;	/* with auto, idle this long: give one back */
+	int			max_workers_set;	/* --max-workers or --workers-idle given */
 	const char *state_dir;
 	const char *name;			/* this gateway's name in lease owners */
 	double		rate_limit;		/* requests per second per token; 0: none */

@@ -66,7 +66,11 @@ test_defaults(void)
 	CHECK_STR(opt.listen_host, "127.0.0.1");
 	CHECK_I64(opt.listen_port, ==, 8080);
 	CHECK_I64(opt.lease_ttl_ms, ==, 30000);
-	CHECK_I64(opt.workers, ==, 1);
+	/* --workers auto: 0, growing up to --max-workers */
+	CHECK_I64(opt.workers, ==, 0);
+	CHECK_I64(opt.max_workers, ==, 8);
+	CHECK_I64(opt.max_workers_set, ==, 0);
+	CHECK_I64(opt.workers_idle_ms, ==, 30000);
 	CHECK_I64(opt.max_connections, ==, 1000);
 	CHECK_I64(opt.max_connections_set, ==, 0);
 	CHECK_I64(opt.max_connections_per_ip, ==, 100);
@@ -183,6 +187,32 @@ test_bounds(void)
 	refused("--workers", ARGS("--workers", "3"));
 	refused("--workers", ARGS("--workers", "16"));
 	refused("--workers", ARGS("--workers", "0"));
+	refused("--workers", ARGS("--workers", "Auto"));
+	refused("--workers", ARGS("--workers", "auto8"));
+	refused("--max-workers", ARGS("--max-workers", "3"));
+	refused("--max-workers", ARGS("--max-workers", "16"));
+	refused("--max-workers", ARGS("--max-workers", "0"));
+	refused("--max-workers", ARGS("--max-workers", "auto"));
+	/* a cap on a fixed count would say nothing: refused, named */
+	refused("--max-workers", ARGS("--workers", "2", "--max-workers", "4"));
+	refused("--max-workers", ARGS("--max-workers", "4", "--workers", "2"));
+	refused("--workers-idle", ARGS("--workers", "1", "--workers-idle", "5s"));
+	refused("--workers-idle", ARGS("--workers-idle", "999ms"));
+	refused("--workers-idle", ARGS("--workers-idle", "2h"));
+	refused("--workers-idle", ARGS("--workers-idle", "soon"));
+
+	unit_context("--workers auto");
+	CHECK(parse_with(1, ARGS("--workers", "auto", "--max-workers", "4")) == GW_OPTIONS_OK);
+	CHECK_I64(opt.workers, ==, 0);
+	CHECK_I64(opt.max_workers, ==, 4);
+	CHECK(parse_with(1, ARGS("--workers-idle", "3s")) == GW_OPTIONS_OK);
+	CHECK_I64(opt.workers_idle_ms, ==, 3000);
+	CHECK(parse_with(1, ARGS("--max-workers", "1")) == GW_OPTIONS_OK);
+	CHECK_I64(opt.workers, ==, 0);
+	CHECK_I64(opt.max_workers, ==, 1);
+	CHECK(parse_with(1, ARGS("--workers", "8", "--workers", "auto")) == GW_OPTIONS_OK);
+	CHECK_I64(opt.workers, ==, 0);
+	unit_context("good values");
 	refused("--rate-limit", ARGS("--rate-limit", "inf"));
 	refused("--rate-limit", ARGS("--rate-limit", "nan"));
 	refused("--rate-limit", ARGS("--rate-limit", "1e400"));
@@ -208,7 +238,7 @@ test_random(void)
 {
 	static const char *const names[] = {
 		"--registry", "--listen", "--tokens", "--tls-cert", "--tls-key", "--lease-ttl",
-		"--region", "--workers", "--state-dir", "--name", "--rate-limit", "--threads",
+		"--region", "--workers", "--max-workers", "--workers-idle", "--state-dir", "--name", "--rate-limit", "--threads",
 		"--pool", "--max-connections", "--max-connections-per-ip", "--header-timeout",
 		"--help", "--", "-h", "--na", "--max", "x"
 	};
