@@ -4,17 +4,14 @@
  */
 #include "gwdemand.h"
 
+#include <string.h>
+
 void
 gw_demand_init(GwDemand *d, int max_workers, int64_t idle_ms)
 {
+	memset(d, 0, sizeof(*d));
 	d->max_workers = max_workers < 1 ? 1 : max_workers;
 	d->idle_ms = idle_ms > 0 ? idle_ms : GW_DEMAND_IDLE_MS;
-	d->started = false;
-	d->window_start_ms = 0;
-	d->window_start_ids = 0;
-	d->last_rate = 0;
-	d->busy_until_ms = 0;
-	d->retry_after_ms = 0;
 }
 
 uint64_t
