@@ -567,6 +567,16 @@ do_renew(int grow_to)
 		if (!growing)
 			gw_demand_grow_failed(&demand, gw_boot_ms());
 	}
+	else if (grow_to > set.count)
+	{
+		/*
+		 * A round brought forward for growth that could not even renew
+		 * (the registry away): the next one comes at the lease's own
+		 * schedule, or once the growth's retry delay has passed, not at
+		 * every step while the demand lasts.
+		 */
+		gw_demand_grow_failed(&demand, gw_boot_ms());
+	}
 	/* the epochs first: the longer lease must not reach a switch unknown */
 	if (answer == IDGEN_LC_ANS_RENEWED &&
 		(!load_settings_and_clock(&after_ms, &max_skew, &hold_floor, err, sizeof(err)) ||
