@@ -154,6 +154,22 @@ idgen_publish_lease_state(IdgenState state, const char *reason)
 }
 
 /*
+ * Why calls are refused while the lease holds: the reason alone, and only
+ * while the state is still active, which a backend's yield (below) may
+ * have changed since the worker looked.
+ */
+void
+idgen_publish_active_reason(const char *reason)
+{
+	IdgenShared *sh = idgen_shared;
+
+	idgen_config_begin();
+	if (sh->lease_state == IDGEN_STATE_ACTIVE)
+		strlcpy(sh->reason, reason ? reason : "", sizeof(sh->reason));
+	idgen_config_end();
+}
+
+/*
  * idgen.worker_lease rows were restored over this node's running lease
  * (idgen.restore_worker_lease): the restored marks may lie above what the
  * node issues, or the restored holder may be live.  If owner and

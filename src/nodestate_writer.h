@@ -44,6 +44,7 @@ extern void idgen_publish_lease_held(const IdgenLease *lease, IdgenState state,
 /* renewed: a later validity; else only a new mark or a shorter window */
 extern void idgen_publish_renewal(const IdgenLease *lease, bool renewed);
 extern void idgen_publish_lease_state(IdgenState state, const char *reason);
+extern void idgen_publish_active_reason(const char *reason);
 /*
  * A durable mark raised for the lease of this generation; false, and
  * nothing changed, when another lease (or none) is in force now.

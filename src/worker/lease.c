@@ -412,6 +412,22 @@ lease_renewal_due(IdgenWorker *w)
 }
 
 /*
+ * The lease is held, the calls are refused for the mark: idgen_status()
+ * says why while the state stays active, and forgets it once the file
+ * takes a write again.
+ */
+static void
+note_mark_writable(IdgenWorker *w, bool writable)
+{
+	if (writable == !w->mark_unwritable ||
+		idgen_lease_state() != IDGEN_STATE_ACTIVE)
+		return;
+	w->mark_unwritable = !writable;
+	idgen_publish_active_reason(writable ? "" :
+							  "the node's high-water mark could not be raised: its file could not be written (see the server log); IDs are issued only up to the mark");
+}
+
+/*
  * Between answers (every step of the worker): keep the node's own durable
  * mark ahead of demand, and the wall-clock window within what the
  * monotonic validity has left, in case the wall clock stepped back.
@@ -439,12 +455,16 @@ lease_keep(IdgenWorker *w)
 	 * not at every step.
 	 */
 	if (idgen_lease_state() != IDGEN_STATE_CLOCK_SKEW &&
-		mono < w->lease.valid_until_mono_ms && localmark_low() &&
+		mono < w->lease.valid_until_mono_ms &&
+		(localmark_low() || w->mark_unwritable) &&
 		monotonic_ms() >= w->next_mark_try_mono)
 	{
 		/* a generator holding the mark's lock is raising it already */
-		if (localmark_raise(localmark_target_unix_ms(), 0, LOG) == LOCALMARK_WRITE_FAILED)
+		LocalmarkRaise r = localmark_raise(localmark_target_unix_ms(), 0, LOG);
+
+		if (r == LOCALMARK_WRITE_FAILED)
 			w->next_mark_try_mono = monotonic_ms() + IDGEN_RETRY_MS;
+		note_mark_writable(w, r != LOCALMARK_WRITE_FAILED);
 		changed = true;
 	}
 	if (localmark_durable() > w->lease.hw_unix_ms)

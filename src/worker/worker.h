@@ -62,6 +62,7 @@ typedef struct IdgenWorker
 	int64		next_cleanup_mono;
 	int64		next_horizon_mono;
 	int64		next_mark_try_mono;	/* after the mark's file failed: not before */
+	bool		mark_unwritable;	/* and idgen_status() says so */
 } IdgenWorker;
 
 /* the worker's timers run on this clock, which no clock step moves */

@@ -184,6 +184,9 @@ is(join(',', sort keys %refusals), 'IR003',
 	'mark unwritable: for twice the lease TTL every refusal is for the mark, none for the lease');
 is( $node->safe_psql('postgres', "SELECT state = 'active' AND generation = $generation AND lease_renewals > $renewals_before + 2 FROM idgen_status()"),
 	't', 'mark unwritable: the node kept renewing its lease');
+like($node->safe_psql('postgres', 'SELECT state || \': \' || reason FROM idgen_status()'),
+	qr/^active: the node's high-water mark could not be raised: its file could not be written/,
+	'mark unwritable: idgen_status() says why calls are refused, the state staying active');
 like(slurp_file($node->logfile), qr/could not write "pg_idgen_high_water\.tmp"/,
 	'mark unwritable: the server log names the file');
 mark_writable();
@@ -191,6 +194,8 @@ ok($node->poll_query_until('postgres', q{SELECT idgen_next() > 0 AND state = 'ac
 	'mark writable again: the node issues again');
 is($node->safe_psql('postgres', 'SELECT generation FROM idgen_status()'), $generation,
 	'mark writable again: under the same lease');
+ok($node->poll_query_until('postgres', q{SELECT coalesce(reason, '') = '' FROM idgen_status()}),
+	'mark writable again: idgen_status() forgets the reason');
 
 # --- 2. a batch across a layout switch ----------------------------------------
 
