@@ -329,6 +329,9 @@ lease_one(int i, GwLeaseSet *got, int64_t *min_until, int64_t *clock_ms,
 	char		ttl[32];
 	const char *params[2] = {owner, ttl};
 	PGresult   *res;
+	int			region;
+	int			worker;
+	int64_t		generation;
 
 	owner_of(i, owner, sizeof(owner));
 	snprintf(ttl, sizeof(ttl), "%lld", (long long) gw_opt.lease_ttl_ms);
@@ -343,12 +346,11 @@ lease_one(int i, GwLeaseSet *got, int64_t *min_until, int64_t *clock_ms,
 		PQclear(res);
 		return false;
 	}
-	if (i > 0 && atoi(PQgetvalue(res, 0, 0)) != got->region)
+	region = atoi(PQgetvalue(res, 0, 0));
+	worker = atoi(PQgetvalue(res, 0, 1));
+	generation = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+	if (i > 0 && region != got->region)
 	{
-		int			region = atoi(PQgetvalue(res, 0, 0));
-		int			worker = atoi(PQgetvalue(res, 0, 1));
-		int64_t		generation = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
-
 		/* one set is of one region: this one goes back at once, unused */
 		PQclear(res);
 		release_one(region, worker, generation, owner, *clock_ms, false);
@@ -356,9 +358,9 @@ lease_one(int i, GwLeaseSet *got, int64_t *min_until, int64_t *clock_ms,
 				 region, got->region);
 		return false;
 	}
-	got->region = atoi(PQgetvalue(res, 0, 0));
-	got->workers[i] = atoi(PQgetvalue(res, 0, 1));
-	got->generations[i] = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+	got->region = region;
+	got->workers[i] = worker;
+	got->generations[i] = generation;
 	if (value_ms(res, 0, 3) < *min_until)
 		*min_until = value_ms(res, 0, 3);
 	if (value_ms(res, 0, 4) > *clock_ms)
@@ -560,22 +562,19 @@ do_renew(int grow_to)
 		if (answer == IDGEN_LC_ANS_RENEWED && until < min_until)
 			min_until = until;
 	}
-	if (answer == IDGEN_LC_ANS_RENEWED && grow_to > set.count && lc.state == IDGEN_LC_HELD)
+	if (grow_to > set.count)
 	{
-		growing = lease_more(grow_to, &grown, &min_until, &grant_clock,
-							 grow_err, sizeof(grow_err));
+		if (answer == IDGEN_LC_ANS_RENEWED && lc.state == IDGEN_LC_HELD)
+			growing = lease_more(grow_to, &grown, &min_until, &grant_clock,
+								 grow_err, sizeof(grow_err));
+
+		/*
+		 * A growth not granted, or a round brought forward for one that
+		 * could not even renew (the registry away): the next try comes
+		 * after the retry delay, not at every step while the demand lasts.
+		 */
 		if (!growing)
 			gw_demand_grow_failed(&demand, gw_boot_ms());
-	}
-	else if (grow_to > set.count)
-	{
-		/*
-		 * A round brought forward for growth that could not even renew
-		 * (the registry away): the next one comes at the lease's own
-		 * schedule, or once the growth's retry delay has passed, not at
-		 * every step while the demand lasts.
-		 */
-		gw_demand_grow_failed(&demand, gw_boot_ms());
 	}
 	/* the epochs first: the longer lease must not reach a switch unknown */
 	if (answer == IDGEN_LC_ANS_RENEWED &&
