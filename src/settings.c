@@ -128,6 +128,15 @@ char	   *idgen_owned_regions = NULL;
 int			idgen_region_lease_ttl_s = 86400;
 
 /*
+ * The root's side: the regions it leases to regional registries.  A root
+ * must know it is one from something a restore of its data leaves alone:
+ * restored from before its first region grant, its tables say nothing of
+ * the regions it leased, and it would grant its own nodes those regions
+ * and schedule layouts the regions cannot hear of in time.
+ */
+char	   *idgen_leased_out_regions = NULL;
+
+/*
  * PostgreSQL only warns about a bad value in postgresql.conf and keeps the
  * default, which for these settings would lease another region, or none
  * and grant everywhere: a value refused at start-up stops the server
@@ -238,6 +247,22 @@ check_owned_regions(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+static bool
+check_leased_out_regions(char **newval, void **extra, GucSource source)
+{
+	int			regions[IDGEN_MAX_LEASED_OUT_REGIONS];
+	char		why[160];
+
+	if (settings_parse_regions(*newval, regions, IDGEN_MAX_LEASED_OUT_REGIONS,
+							   why, sizeof(why)) < 0)
+	{
+		GUC_check_errdetail("idgen.leased_out_regions: %s", why);
+		refuse_region_setting("idgen.leased_out_regions", why);
+		return false;
+	}
+	return true;
+}
+
 int
 settings_owned_regions(int *regions, int max_regions)
 {
@@ -297,6 +322,17 @@ settings_define_region_gucs(void)
 							86400, 1, 86400,
 							PGC_SIGHUP, GUC_UNIT_S,
 							check_region_lease_ttl, NULL, NULL);
+	DefineCustomStringVariable("idgen.leased_out_regions",
+							   "Comma-separated regions a root registry leases to regional registries; empty: none.",
+							   "Set on a root registry only. It leases only these regions, grants its own nodes no lease in them, and after a restart, failover or restore schedules no layout within its hold, whatever its tables say.",
+							   &idgen_leased_out_regions,
+							   "",
+							   PGC_SIGHUP, 0,
+							   check_leased_out_regions, NULL, NULL);
+	if (region_setting_refused[0] == '\0' && registry_has_parent() &&
+		idgen_leased_out_regions != NULL && idgen_leased_out_regions[0] != '\0')
+		snprintf(region_setting_refused, sizeof(region_setting_refused),
+				 "idgen.leased_out_regions: a regional registry (idgen.parent_registry is set) leases no region on; only a root registry lists regions here.");
 	if (region_setting_refused[0] != '\0')
 		ereport(FATAL,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

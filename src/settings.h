@@ -21,8 +21,11 @@ extern char *idgen_registry;
 
 /* a regional registry: its parent (the root) and the regions it leases */
 #define IDGEN_MAX_OWNED_REGIONS 64
+/* a root may lease every region of a 10-bit region field */
+#define IDGEN_MAX_LEASED_OUT_REGIONS 1024
 extern char *idgen_parent_registry;
 extern char *idgen_owned_regions;
+extern char *idgen_leased_out_regions;
 extern int	idgen_region_lease_ttl_s;
 
 /* the clock watch of the background worker */

@@ -56,6 +56,18 @@ REVOKE ALL ON idgen.regions FROM PUBLIC;
 GRANT SELECT ON idgen.regions TO pg_monitor;
 
 /*
+ * The regions this root leases to regional registries, from
+ * idgen.leased_out_regions: a setting, because a root restored from before
+ * its first region grant has no row that says it is one (issue 22).  It
+ * leases no other region, grants its own nodes no lease in these, and
+ * after a change of its incarnation holds its layout switches as long as
+ * a region lease it lost may run.
+ */
+\ir ../udfs/leased_out_regions/latest.sql
+COMMENT ON FUNCTION idgen.leased_out_regions() IS 'the regions this root registry leases to regional registries (idgen.leased_out_regions); empty on every other registry';
+REVOKE ALL ON FUNCTION idgen.leased_out_regions() FROM PUBLIC;
+
+/*
  * G3 (R7 one level up): until when the root grants no region after a
  * change of its incarnation (a restart, a promotion, a restore: each may
  * have lost region grants and renewals the owners saw committed).  A lost

@@ -48,13 +48,13 @@ ORDER BY r.role, c.oid::regclass::text COLLATE "C";
 BEGIN;
 SET LOCAL ROLE idgen_grants_node;
 SELECT first_worker AS worker, generation > 0 AS has_generation
-FROM idgen.acquire_node_lease('node:regress', 'regress-sysid', 1, 5, -1, 16, 7, idgen.clock(), '30 s',
+FROM idgen.acquire_node_lease('node:regress', 'regress-sysid', 1, 0, -1, 16, 7, idgen.clock(), '30 s',
                               idgen.clock(), NULL, '0', true, '2 s') \gset
-SELECT :worker IN (0, -2) AS leased_or_held;
+SELECT :worker >= 0 OR :worker = -2 AS leased_or_held;
 SELECT ok OR other_generation IS NOT NULL AS answered
-FROM idgen.renew_node_lease('node:regress', 5, greatest(:worker, 0), 16, 1, idgen.clock(), '30 s',
+FROM idgen.renew_node_lease('node:regress', 0, greatest(:worker, 0), 16, 1, idgen.clock(), '30 s',
                             idgen.clock(), 'active', 0, '2 s');
-SELECT idgen.release_node_lease('node:regress', 5, greatest(:worker, 0), 16, 1, idgen.clock());
+SELECT idgen.release_node_lease('node:regress', 0, greatest(:worker, 0), 16, 1, idgen.clock());
 ROLLBACK;
 
 -- nothing of an operator's: no fence, disable, floor or key

@@ -49,7 +49,8 @@ use Time::HiRes qw(usleep time);
 
 # the root's own node lease is short, so its own rule for a switch (two
 # of its lease ttls ahead) lets one come before the region lease's end
-my $root = idgen_registry('root', conf => "idgen.region_id = 7\nidgen.lease_ttl = '10s'\n");
+my $root = idgen_registry('root',
+	conf => "idgen.region_id = 7\nidgen.lease_ttl = '10s'\nidgen.leased_out_regions = '1, 2, 3'\n");
 ok(wait_extension($root), 'root: the background worker created the extension');
 
 my $regional = idgen_registry('regional', conf => qq{
@@ -246,7 +247,10 @@ for my $bad (
 	[ q{idgen.owned_regions = '1;2'}, qr/idgen\.owned_regions: Expected a comma-separated list of region numbers, such as "0,3"; found ";2"\./ ],
 	[ q{idgen.owned_regions = '4194304'}, qr/idgen\.owned_regions: Region numbers lie between 0 and 4194303\./ ],
 	[ q{idgen.region_lease_ttl = '5s'}, qr/idgen\.region_lease_ttl: must be at least 10 s\./ ],
-	[ q{idgen.parent_registry = 'host=x port'}, qr/idgen\.parent_registry: not a valid libpq connection string\./ ])
+	[ q{idgen.parent_registry = 'host=x port'}, qr/idgen\.parent_registry: not a valid libpq connection string\./ ],
+	[ q{idgen.leased_out_regions = '2,x'}, qr/idgen\.leased_out_regions: Expected a comma-separated list of region numbers, such as "0,3"; found "x"\./ ],
+	[ "idgen.parent_registry = 'host=127.0.0.1'\nidgen.leased_out_regions = '2'",
+	  qr/idgen\.leased_out_regions: a regional registry \(idgen\.parent_registry is set\) leases no region on/ ])
 {
 	open(my $fh, '>', $bad_conf) or die "$bad_conf: $!";
 	print $fh "$bad->[0]\n";

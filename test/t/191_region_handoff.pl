@@ -27,7 +27,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(usleep time);
 
-my $root = idgen_registry('root', conf => "idgen.region_id = 7\n");
+my $root = idgen_registry('root', conf => "idgen.region_id = 7\nidgen.leased_out_regions = '1'\n");
 ok(wait_extension($root), 'root: the background worker created the extension');
 
 my $regional_conf = qq{

@@ -32,7 +32,8 @@ use Time::HiRes qw(usleep time);
 my $ttl = 20;
 # the root's own rule for a switch (two of its lease ttls ahead) stays
 # below the region leases' ends, so theirs is the one a switch meets
-my $root = idgen_registry('root', conf => "idgen.region_id = 7\nidgen.lease_ttl = '5s'\n");
+my $root = idgen_registry('root',
+	conf => "idgen.region_id = 7\nidgen.lease_ttl = '5s'\nidgen.leased_out_regions = '1,2'\n");
 ok(wait_extension($root), 'root: the background worker created the extension');
 my $proxy = IdgenProxy->new($root->port, $PostgreSQL::Test::Utils::tmp_check);
 

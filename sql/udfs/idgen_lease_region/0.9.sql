@@ -73,6 +73,22 @@ BEGIN
                   DETAIL = format('The layout in force and the layouts scheduled after it have %s region bits: regions 0 to %s.',
                                   v_region_bits, (1 << v_region_bits) - 1);
     END IF;
+    -- a root knows which regions it leases out from its settings, which a
+    -- restore of its data leaves alone: restored from before a region's
+    -- first grant, its rows would not say so (idgen.leased_out_regions())
+    IF pg_catalog.current_setting('idgen.parent_registry', true) <> '' THEN
+        RAISE EXCEPTION 'cannot lease a region from a regional registry'
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'Region leases nest two levels deep: a regional registry (idgen.parent_registry is set) leases its own regions from the root and leases none on.',
+                  HINT = 'Point the regional registry''s idgen.parent_registry at the root registry.';
+    END IF;
+    IF NOT p_region = ANY (idgen.leased_out_regions()) THEN
+        RAISE EXCEPTION 'region % is not leased out by this registry', p_region
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('idgen.leased_out_regions is %s. A root registry names there every region it leases to regional registries, so that, restored from a backup taken before a region was first leased, it still grants its own nodes nothing there and schedules no layout switch the region could miss.',
+                                  coalesce('"' || nullif(pg_catalog.current_setting('idgen.leased_out_regions', true), '') || '"', 'empty')),
+                  HINT = format('Add region %s to idgen.leased_out_regions in the root''s postgresql.conf and reload it.', p_region);
+    END IF;
     -- an upgrade or a restore that locks the table against writers, and a
     -- layout being scheduled, are ordered before or after this grant
     LOCK TABLE idgen.region_lease IN ROW EXCLUSIVE MODE;

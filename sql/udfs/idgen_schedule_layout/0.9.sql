@@ -99,7 +99,10 @@ BEGIN
                   HINT = 'Keep enough region bits for every region leased from this root.';
     END IF;
 
-    IF EXISTS (SELECT 1 FROM idgen.region_lease) THEN
+    -- a root by its setting too: restored from before its first region
+    -- grant, it has no row of the leases its regions still hold
+    IF EXISTS (SELECT 1 FROM idgen.region_lease)
+       OR pg_catalog.cardinality(idgen.leased_out_regions()) > 0 THEN
         PERFORM idgen.registry_incarnation_check();
         region_hold := idgen.region_hold_until();
         IF region_hold >= applies_at THEN
