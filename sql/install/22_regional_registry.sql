@@ -21,6 +21,7 @@ CREATE TABLE idgen.held_region (
     handoff_at       timestamptz,
     released_at      timestamptz,
     final_mark       timestamptz,
+    node_allowance   interval,
     CHECK (generation IS NOT NULL OR valid_until IS NULL),
     CHECK (released_at IS NULL OR (handoff_at IS NOT NULL AND generation IS NULL))
 );
@@ -36,6 +37,7 @@ COMMENT ON COLUMN idgen.held_region.last_error IS 'why the last lease or renewal
 COMMENT ON COLUMN idgen.held_region.handoff_at IS 'when idgen_handoff_region() stopped every grant and renewal in the region here; NULL: not being handed off';
 COMMENT ON COLUMN idgen.held_region.released_at IS 'when the handoff gave the region back to the root, once every lease granted in it had ended; it is not leased here again while the region stays in idgen.owned_regions';
 COMMENT ON COLUMN idgen.held_region.final_mark IS 'the mark the handoff released the region with: the highest ID time any lease granted in it may have reached; the next owner starts above it';
+COMMENT ON COLUMN idgen.held_region.node_allowance IS 'the node leases'' allowance the region lease was asked with (this registry''s max_drift plus max_skew): a lease whose holder asks more ends that much sooner than the validity; NULL counts as none';
 REVOKE ALL ON idgen.held_region FROM PUBLIC;
 
 /*
@@ -60,8 +62,8 @@ REVOKE ALL ON FUNCTION idgen.region_owner() FROM PUBLIC;
  * whose lease is not held or lapsed, is refused with the reason.
  */
 \ir ../udfs/held_region_bounds/latest.sql
-COMMENT ON FUNCTION idgen.held_region_bounds(integer, timestamptz) IS 'on a regional registry: until when a lease granted now in the region may run and the floor it starts above; refuses a region not owned or whose lease is not held (NULLs without a parent)';
-REVOKE ALL ON FUNCTION idgen.held_region_bounds(integer, timestamptz) FROM PUBLIC;
+COMMENT ON FUNCTION idgen.held_region_bounds(integer, timestamptz, interval) IS 'on a regional registry: until when a lease granted now in the region may run and the floor it starts above; refuses a region not owned or whose lease is not held (NULLs without a parent)';
+REVOKE ALL ON FUNCTION idgen.held_region_bounds(integer, timestamptz, interval) FROM PUBLIC;
 
 /*
  * Handoff (G6): stops every grant and renewal in the region here at once;

@@ -57,7 +57,7 @@ BEGIN
                         'idgen.renew_node_lease(text, integer, integer, integer, bigint, timestamptz, interval, timestamptz, text, bigint)'::pg_catalog.regprocedure)
           AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
     LOOP
-        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION idgen.held_region_bounds(integer, timestamptz) TO %s', r.role);
+        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION idgen.held_region_bounds(integer, timestamptz, interval) TO %s', r.role);
     END LOOP;
 END
 $$;

@@ -280,6 +280,51 @@ record_validity(HeldRegion *r, int64 sent_boot, int64 sent_wall, int64 ttl_ms)
 	r->last_error[0] = '\0';
 }
 
+/*
+ * The allowance a region lease is asked with: how far past the lease's end
+ * on the root's clock the region's IDs may lie, which the root adds to that
+ * end for the next owner's floor when the region is not given back.  Two
+ * parts: the node leases' own allowance (max_drift plus max_skew, by this
+ * registry's settings; a node asking for more is granted a lease that ends
+ * sooner, idgen.held_region_bounds), and this registry's clock ahead of the
+ * root's, which root_clock_agrees() bounds by max_skew at every answer.
+ * With max_skew 0 neither is checked, and the ttls bound them, as
+ * idgen.drift_allowance() does for a node.
+ */
+static int64
+region_node_allowance_ms(void)
+{
+	return (int64) idgen_max_drift_ms +
+		(idgen_max_skew_ms > 0 ? idgen_max_skew_ms : idgen_lease_ttl_ms);
+}
+
+static int64
+region_allowance_ms(void)
+{
+	return region_node_allowance_ms() +
+		(idgen_max_skew_ms > 0 ? idgen_max_skew_ms :
+		 (int64) idgen_region_lease_ttl_s * 1000);
+}
+
+/*
+ * The root's clock was read between sent_wall and recv_wall: this
+ * registry's clock was at most recv_wall - root_clock ahead of it then.
+ * Only ahead matters (IDs stamped behind lie below the root's floor).
+ */
+static bool
+root_clock_agrees(const char *root_clock, int64 sent_wall, int64 recv_wall)
+{
+	int64		ahead = recv_wall - answer_int(root_clock);
+
+	if (idgen_max_skew_ms == 0 || ahead <= idgen_max_skew_ms)
+		return true;
+	rootlink_set_error(psprintf("this registry's clock may be up to " INT64_FORMAT " ms ahead of the root's (the answer took " INT64_FORMAT " ms), more than idgen.max_skew (%d ms)",
+								ahead, recv_wall - sent_wall, idgen_max_skew_ms),
+					   "The root's floor for the region's next owner counts the region's IDs by its own clock, allowing idgen.max_skew for this registry's.",
+					   NULL);
+	return false;
+}
+
 static void
 lease_region(HeldRegion *r)
 {
@@ -288,8 +333,9 @@ lease_region(HeldRegion *r)
 	int64		sent_wall;
 	int64		granted_ms;
 	int			known;
-	const char *p[6];
-	char	   *out[4];
+	int64		recv_wall;
+	const char *p[7];
+	char	   *out[5];
 	char	   *sql;
 
 	/* the schema is read at connecting */
@@ -312,15 +358,22 @@ lease_region(HeldRegion *r)
 	p[1] = int_text(r->region);
 	p[2] = int_text(idgen_region_lease_ttl_s);
 	p[3] = int_text(known);
+	p[4] = int_text(region_allowance_ms());
 	sent_boot = boot_ms();
 	sent_wall = idgen_wall_unix_ms();
 	sql = psprintf("SELECT generation, " SQL_MS("lease_until") ", "
 				   "CASE WHEN isfinite(start_after) THEN " SQL_MS("start_after") " END, "
-				   SQL_MS("lease_until - idgen.clock()")
+				   SQL_MS("lease_until - idgen.clock()") ", " SQL_MS("idgen.clock()")
 				   " FROM %s.idgen_lease_region($1, $2::integer, $3::bigint * interval '1 s', "
-				   "known_epoch => $4::integer)",
+				   "allowance => $5::bigint * interval '1 ms', known_epoch => $4::integer)",
 				   rootlink_schema);
-	if (!rootlink_query(sql, 4, p, out, 4))
+	if (!rootlink_query(sql, 5, p, out, 5))
+	{
+		note_failure(r, "could not lease the region");
+		return;
+	}
+	recv_wall = idgen_wall_unix_ms();
+	if (!root_clock_agrees(out[4], sent_wall, recv_wall))
 	{
 		note_failure(r, "could not lease the region");
 		return;
@@ -343,12 +396,14 @@ lease_region(HeldRegion *r)
 	p[3] = int_text(r->valid_wall_ms);
 	p[4] = out[1];
 	p[5] = out[2];
+	p[6] = int_text(region_node_allowance_ms());
 	local_run("idgen: recording a region lease",
 			  "UPDATE idgen.held_region SET owner = $2, generation = $3::bigint, "
 			  "valid_until = " SQL_TS(4) ", root_lease_until = " SQL_TS(5) ", "
-			  "start_after = " SQL_TS(6) ", leased_at = idgen.clock(), "
+			  "start_after = " SQL_TS(6) ", node_allowance = $7::bigint * interval '1 ms', "
+			  "leased_at = idgen.clock(), "
 			  "renewed_at = idgen.clock(), last_error = NULL WHERE region = $1::integer",
-			  6, p);
+			  7, p);
 	r->held = true;
 	ereport(LOG,
 			(errmsg("idgen: leased region %d from the root registry at generation " INT64_FORMAT " for %d s%s%s",
@@ -371,7 +426,7 @@ renew_region(HeldRegion *r)
 	char	   *mark;
 	int			known;
 	const char *p[5];
-	char	   *out[2];
+	char	   *out[3];
 
 	rootlink_error[0] = '\0';
 	if (!rootlink_ensure())
@@ -395,10 +450,11 @@ renew_region(HeldRegion *r)
 	p[4] = known > 0 ? int_text(known) : NULL;
 	sent_boot = boot_ms();
 	sent_wall = idgen_wall_unix_ms();
-	if (!rootlink_query(psprintf("SELECT " SQL_MS("r") ", " SQL_MS("r - idgen.clock()")
+	if (!rootlink_query(psprintf("SELECT " SQL_MS("r") ", " SQL_MS("r - idgen.clock()") ", "
+							 SQL_MS("idgen.clock()")
 							 " FROM %s.idgen_renew_region($1::integer, "
 							 "$2::bigint, $3, " SQL_TS(4) ", $5::integer) AS r", rootlink_schema),
-					5, p, out, 2))
+					5, p, out, 3))
 	{
 		/* not leased at our generation any more: the root renews it no more */
 		if (strcmp(rootlink_state, "55000") == 0)
@@ -414,6 +470,12 @@ renew_region(HeldRegion *r)
 			r->next_attempt_boot_ms = boot_ms() + REGIONLEASE_BACKOFF_MIN_MS;
 			return;
 		}
+		note_failure(r, "could not renew the region lease");
+		return;
+	}
+	/* not counted: the validity it has runs out on its own */
+	if (!root_clock_agrees(out[2], sent_wall, idgen_wall_unix_ms()))
+	{
 		note_failure(r, "could not renew the region lease");
 		return;
 	}

@@ -235,7 +235,7 @@ SELECT results_eq(
        ORDER BY p.oid::regprocedure::text COLLATE "C"$$,
     $$VALUES ('idgen.gateway_purge(integer)', ''),
              ('idgen.gateway_remember(text[],text[],smallint[],integer[],text[],bigint)', ''),
-             ('idgen.held_region_bounds(integer,timestamp with time zone)', ''),
+             ('idgen.held_region_bounds(integer,timestamp with time zone,interval)', ''),
              ('idgen.keyed_batch(integer,text,smallint)', 'PUBLIC'),
              ('idgen.running_incarnation()', ''),
              ('idgen_confirm_range_floor(idgen)', ''),

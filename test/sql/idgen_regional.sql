@@ -67,6 +67,22 @@ FROM idgen.worker_lease AS l,
      idgen.held_region AS h
 WHERE l.owner = 'node:regional-test-3' AND h.region = 3;
 
+-- the region lease was asked for node allowances of 1 s: a node that
+-- asks 2 s (its max_drift plus max_skew) ends 1 s before the validity, so
+-- its IDs stay within what the root adds for the next owner's floor; one
+-- that asks more than the validity leaves is refused
+UPDATE idgen.held_region SET node_allowance = interval '1 s' WHERE region = 3;
+SELECT r.ok, r.lease_until <= h.valid_until - interval '1 s' AS renewal_ends_allowance_sooner
+FROM idgen.worker_lease AS l,
+     idgen.renew_node_lease(l.owner, l.region, l.worker, 1, l.generation, idgen.clock(),
+                            interval '30 s', idgen.clock(), 'active', 0, interval '2 s') AS r,
+     idgen.held_region AS h
+WHERE l.owner = 'node:regional-test-3' AND h.region = 3;
+SELECT pg_temp.try($$SELECT idgen.acquire_node_lease('node:regional-test-big', 'regional-test-sysid-big', 1, 3, -1, 1, 10,
+                              idgen.clock(), interval '30 s', idgen.clock(), NULL, interval '0',
+                              true, interval '20 s')$$) AS allowance_past_validity;
+UPDATE idgen.held_region SET node_allowance = NULL WHERE region = 3;
+
 -- another region's node: refused, naming the problem
 SELECT pg_temp.try($$SELECT pg_temp.node_lease(4)$$) AS region_not_owned;
 
@@ -106,7 +122,7 @@ WHERE l.owner = 'regional-test-gw' AND h.region = 0;
 -- the table is the administrator's; the status is pg_monitor's too
 SELECT has_table_privilege('pg_monitor', 'idgen.held_region', 'SELECT') AS monitor_reads_table,
        has_function_privilege('pg_monitor', 'idgen_region_status()', 'EXECUTE') AS monitor_reads_status,
-       has_function_privilege('public', 'idgen.held_region_bounds(integer, timestamptz)', 'EXECUTE') AS public_bounds;
+       has_function_privilege('public', 'idgen.held_region_bounds(integer, timestamptz, interval)', 'EXECUTE') AS public_bounds;
 
 ROLLBACK;
 SELECT count(*) AS held_rows_after FROM idgen.held_region;

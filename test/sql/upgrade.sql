@@ -294,9 +294,9 @@ CREATE ROLE idgen_upgrade_node;
 SELECT count(*) > 0 AS granted_on_08 FROM idgen_grant_node('idgen_upgrade_node');
 RESET client_min_messages;
 ALTER EXTENSION idgen UPDATE TO '0.9';
-SELECT has_function_privilege('idgen_upgrade_node', 'idgen.held_region_bounds(integer, timestamptz)',
+SELECT has_function_privilege('idgen_upgrade_node', 'idgen.held_region_bounds(integer, timestamptz, interval)',
                               'EXECUTE') AS node_role_keeps_its_rights,
-       has_function_privilege('public', 'idgen.held_region_bounds(integer, timestamptz)',
+       has_function_privilege('public', 'idgen.held_region_bounds(integer, timestamptz, interval)',
                               'EXECUTE') AS public_has_it;
 \c :origdb
 DROP DATABASE idgen_upgrade_grants;

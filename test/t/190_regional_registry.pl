@@ -226,6 +226,28 @@ cmp_ok(scalar(@ids), '>=', 2000, 'node1: issued at least 2,000 IDs: ' . scalar(@
 is($dups, 0, 'node1: no duplicate ID');
 is($backwards, 0, 'node1: its IDs ascend');
 
+# --- 5b. the allowance, and the regional registry's clock against the root's ---
+
+# asked by the regional registry's settings: max_drift 1 s plus max_skew
+# 1 s for its nodes, plus max_skew 1 s for its own clock against the root's
+is($root->safe_psql('postgres', 'SELECT allowance FROM idgen.region_lease WHERE region = 1'),
+	'00:00:03', 'root: region 1 was leased with the regional registry\'s allowance, 3 s');
+is($regional->safe_psql('postgres', 'SELECT node_allowance FROM idgen.held_region WHERE region = 1'),
+	'00:00:02', 'regional: its node leases may stamp 2 s ahead, as asked');
+# the root's clock 5 s behind: the regional registry, 5 s ahead of it,
+# would stamp IDs past what the root allows for; it counts no renewal
+$root->append_conf('postgresql.conf', "idgen.test_clock_offset = '-5s'\n");
+$root->reload;
+ok( $regional->poll_query_until('postgres',
+		q{SELECT last_error ~ 'ahead of the root''s .* more than idgen.max_skew' FROM idgen_region_status() WHERE region = 1}, 't'),
+	'regional: a renewal answered by a root 5 s behind is not counted, and says why');
+$root->append_conf('postgresql.conf', "idgen.test_clock_offset = 0\n");
+$root->reload;
+ok( $regional->poll_query_until('postgres',
+		q{SELECT held AND last_error IS NULL FROM idgen_region_status() WHERE region = 1}, 't'),
+	'regional: renewals counted again once the clocks agree');
+ok(wait_state($node), 'node1: active throughout');
+
 # --- 6. the regional registry stops: region 1 given back ------------------------
 
 $other->stop('fast');

@@ -60,7 +60,7 @@ BEGIN
     -- a regional registry grants only inside a region lease it holds, never
     -- past its validity, and above its floor (G4, G2; NULLs without a parent)
     SELECT b.lease_cap, b.start_floor INTO region_cap, region_floor
-    FROM idgen.held_region_bounds(p_region, v_now) AS b;
+    FROM idgen.held_region_bounds(p_region, v_now, p_drift_allowance) AS b;
 
     SELECT max(l.high_water) INTO node_floor
     FROM idgen.worker_lease AS l WHERE l.node_sysid = p_sysid;

@@ -1,4 +1,5 @@
 CREATE OR REPLACE FUNCTION idgen.held_region_bounds(p_region integer, p_now timestamptz,
+    p_allowance interval DEFAULT NULL,
     OUT lease_cap timestamptz, OUT start_floor timestamptz)
     LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
 $$
@@ -83,7 +84,20 @@ BEGIN
                                   coalesce('; last error: ' || h.last_error, '')),
                   HINT = 'See idgen_region_status() on this registry; the background worker leases the region again as soon as the root answers.';
     END IF;
-    lease_cap := h.valid_until;
+    -- the root's floor for the next owner allows the region's IDs
+    -- node_allowance past the region lease's end (with this registry's
+    -- skew to the root): a holder that may stamp further ahead of this
+    -- registry's clock gets a lease that ends that much sooner
+    lease_cap := h.valid_until
+                 - greatest(coalesce(p_allowance, interval '0') - coalesce(h.node_allowance, interval '0'),
+                            interval '0');
+    IF lease_cap <= p_now THEN
+        RAISE EXCEPTION 'region % lease ends too soon for a drift allowance of %', p_region, p_allowance
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('The region lease is valid until %s and was asked for node leases with an allowance of %s (this registry''s idgen.max_drift plus idgen.max_skew); a lease whose holder may stamp IDs further ahead ends that much sooner, and none is left.',
+                                  h.valid_until, coalesce(h.node_allowance, interval '0')),
+                  HINT = 'Give the node no larger idgen.max_drift and idgen.max_skew than the regional registry has, or raise the registry''s and restart its background worker''s region leases.';
+    END IF;
     start_floor := h.start_after;
 END
 $$;

@@ -9,7 +9,7 @@ SELECT idgen.grant_to(role, ARRAY['idgen'::regnamespace], ARRAY[
     'EXECUTE ON FUNCTION idgen.release_node_lease(text, integer, integer, integer, bigint, timestamptz)',
     'EXECUTE ON FUNCTION idgen.release_node_lease(text, integer, integer, integer, bigint)',
     'EXECUTE ON FUNCTION idgen.lock_registry()',
-    'EXECUTE ON FUNCTION idgen.held_region_bounds(integer, timestamptz)',
+    'EXECUTE ON FUNCTION idgen.held_region_bounds(integer, timestamptz, interval)',
     'EXECUTE ON FUNCTION idgen.audit(text, text)',
     'EXECUTE ON FUNCTION idgen.registry_incarnation_check(boolean)',
     'EXECUTE ON FUNCTION idgen.running_incarnation()',

@@ -51,7 +51,7 @@ BEGIN
     -- a regional registry grants only inside a region lease it holds and
     -- never past its validity (G4; NULLs without a parent)
     SELECT b.lease_cap, b.start_floor INTO region_cap, region_floor
-    FROM idgen.held_region_bounds(my_region, now) AS b;
+    FROM idgen.held_region_bounds(my_region, now, idgen.registry_drift_allowance(idgen_lease_worker.ttl)) AS b;
     -- an outside holder cannot be told where to start: the region's floor
     -- from the root must lie in the past
     IF region_floor >= now THEN

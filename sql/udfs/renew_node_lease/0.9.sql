@@ -25,7 +25,7 @@ BEGIN
     -- on a regional registry never past the region lease's validity, and
     -- not at all outside a held one (G4; v_now + p_ttl without a parent)
     SELECT least(v_now + p_ttl, b.lease_cap) INTO v_until
-    FROM idgen.held_region_bounds(p_region, v_now) AS b;
+    FROM idgen.held_region_bounds(p_region, v_now, p_drift_allowance) AS b;
     UPDATE idgen.worker_lease AS l
     SET lease_until = v_until,
         high_water = greatest(l.high_water, least(p_high_water, hw_cap)),

@@ -12,7 +12,11 @@ BEGIN
     PERFORM idgen.require_registry();
     -- a regional registry renews only inside a held region lease, never
     -- past its validity (G4; NULL without a parent)
-    SELECT b.lease_cap INTO v_cap FROM idgen.held_region_bounds(p_region, v_now) AS b;
+    SELECT b.lease_cap INTO v_cap
+    FROM idgen.held_region_bounds(p_region, v_now,
+                                  (SELECT l.drift_allowance FROM idgen.worker_lease AS l
+                                   WHERE l.region = p_region AND l.worker = p_worker
+                                     AND l.generation = p_generation)) AS b;
     SELECT p_known_epoch >= max(e.version)
            AND NOT coalesce(bool_or(e.start_time > v_now
                                     AND (p_region >= (1 << e.region_bits)
