@@ -62,7 +62,7 @@ TAP_FIRST    = test/t/180_rolling_upgrade.pl test/t/081_registry_dump.pl \
                test/t/160_gateway_lease_client.pl test/t/022_clock_jump.pl \
                test/t/041_lease_expiry.pl test/t/107_fleet_lost_fence.pl \
                test/t/192_region_cutoff.pl test/t/190_regional_registry.pl \
-               test/t/191_region_handoff.pl \
+               test/t/191_region_handoff.pl test/t/193_regional_patroni.pl \
                test/t/031_failover_timelines.pl test/t/063_layout_restart.pl \
                test/t/165_gateway_registry_lock.pl test/t/021_clock_source.pl \
                test/t/101_fleet_outage.pl test/t/042_audit_text.pl \

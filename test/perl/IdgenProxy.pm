@@ -35,8 +35,11 @@ sub new
 	die "proxy: cannot fork: $!" unless defined $pid;
 	if ($pid == 0)
 	{
-		relay($listen, $target_port, $state);
-		POSIX::_exit(0);
+		# a die here must not return into the test: its END blocks (the
+		# clusters', Patroni's) would stop the test's servers from the child
+		eval { relay($listen, $target_port, $state); };
+		print STDERR "proxy: $@" if $@;
+		POSIX::_exit($@ ? 1 : 0);
 	}
 	close $listen;
 	my $self = bless { pid => $pid, port => $port, state => $state }, $class;
@@ -118,7 +121,11 @@ sub relay
 		{
 			if ($want_cut)
 			{
-				for my $h (values %fh)
+				# a copy: $drop deletes from %fh, both ends at once, and
+				# iterating the hash's own values met a freed one ("Use of
+				# freed value in iteration", fatal) with a relayed
+				# connection open at the cut
+				for my $h (values %{ { %fh } })
 				{
 					$drop->($h) if defined fileno($h) && $fh{ fileno $h };
 				}
