@@ -75,6 +75,23 @@ is_state(PGresult *res, const char *sqlstate)
 	return state != NULL && strcmp(state, sqlstate) == 0;
 }
 
+/*
+ * A renewal refused because the lease is gone (fenced, released, run out:
+ * "worker W of region R is not leased at generation G") ends it now.  A
+ * regional registry refuses with 55000 for its region lease too (not
+ * held yet after its start or promotion, lapsed, handed off): the
+ * worker's lease is still in force until its end there, so the gateway
+ * issues on its validity and tries again, as a node does.
+ */
+static bool
+is_fence(PGresult *res)
+{
+	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+
+	return is_state(res, "55000") && msg != NULL &&
+		strstr(msg, " is not leased at generation ") != NULL;
+}
+
 static bool
 lease_conn_ready(char *err, size_t err_len)
 {
@@ -498,7 +515,7 @@ renew_one(int i, int known_epoch, int64_t *until, char *err, size_t err_len)
 	else
 	{
 		result_error(res, err, err_len);
-		a = is_state(res, "55000") ? IDGEN_LC_ANS_FENCED : IDGEN_LC_ANS_UNREACHABLE;
+		a = is_fence(res) ? IDGEN_LC_ANS_FENCED : IDGEN_LC_ANS_UNREACHABLE;
 	}
 	PQclear(res);
 	return a;
