@@ -3,7 +3,8 @@
 # For the tests of the gateway's lease client (160-164): a real
 # idgen-gateway on a free loopback port (started and stopped by
 # IdgenGateway.pm), asked over HTTP with one keep-alive client, its
-# metrics and its log.
+# metrics and its log; and a draw in the background (draw_start), for the
+# drills that run gateways beside nodes (191, 192).
 package IdgenGwRun;
 
 use strict;
@@ -111,6 +112,82 @@ sub draw_at_once
 	}
 	waitpid($kid, 0);
 	return @a_got;
+}
+
+# a background draw: a process of its own asks $gw for count IDs (100) a
+# request, pause_ms (10) apart, 50 ms after a refusal, until draw_stop()
+# or the test's end, and writes a line per request to $file: "t0 t1
+# status ids", t0 when it was sent and t1 when it was answered (epoch
+# seconds), status the HTTP status (599 when none came; 1 for a 200
+# without its IDs), ids comma-separated (none when refused).  Returns
+# the handle for draw_stop().
+sub draw_start
+{
+	my ($gw, $file, %o) = @_;
+	my $count = $o{count} // 100;
+	my $pause = 1000 * ($o{pause_ms} // 10);
+	my $stop = "$file.stop";
+	unlink $stop;
+	my $parent = $$;
+	my $kid = fork();
+	die "fork: $!" unless defined $kid;
+	if ($kid == 0)
+	{
+		my $h = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
+		open(my $f, '>', $file) or POSIX::_exit(2);
+		while (!-e $stop && getppid() == $parent)
+		{
+			my $t0 = Time::HiRes::time();
+			my $r = $h->request('GET', "$gw->{base}/v1/ids?count=$count",
+				{ headers => { Authorization => "Bearer $secret" } });
+			my $t1 = Time::HiRes::time();
+			my $status = $r->{status};
+			my @got;
+			if ($status == 200)
+			{
+				@got = $r->{content} =~ /"ids"\s*:\s*\[([^\]]*)\]/ ? ($1 =~ /(\d+)/g) : ();
+				$status = 1 unless @got == $count;
+			}
+			printf $f "%.6f %.6f %d %s\n", $t0, $t1, $status, join(',', @got);
+			Time::HiRes::usleep($status == 200 ? $pause : 50_000);
+		}
+		close $f;
+		# no END blocks in the child: they belong to the test
+		POSIX::_exit(0);
+	}
+	return { pid => $kid, file => $file, stop => $stop };
+}
+
+sub draw_stop
+{
+	my ($d) = @_;
+	open(my $f, '>', $d->{stop}) or die "cannot write $d->{stop}: $!";
+	close $f;
+	waitpid($d->{pid}, 0);
+	unlink $d->{stop};
+	return;
+}
+
+# $each->(t0, t1, ok, ids...) for every request of a draw's file, in order
+sub draw_each
+{
+	my ($file, $each) = @_;
+	open(my $f, '<', $file) or die "cannot read $file: $!";
+	while (my $line = <$f>)
+	{
+		chomp $line;
+		my ($t0, $t1, $status, $ids) = split / /, $line;
+		$each->($t0, $t1, $status == 200, $status == 200 ? split(/,/, $ids // '') : ());
+	}
+	close $f;
+	return;
+}
+
+# a < b for IDs as decimal strings (63 bits: past a double's precision)
+sub id_lt
+{
+	my ($a, $b) = @_;
+	return length($a) < length($b) || (length($a) == length($b) && $a lt $b);
 }
 
 # a metric's value (labels included in the name), -1 when absent

@@ -3,17 +3,26 @@
 #
 # A root; regional registry A holds region 1, regional registry B owns
 # region 1 too and is refused by the root while A holds it; two nodes of
-# region 1 lease from A and issue throughout.
+# region 1 and an idgen-gateway (--region 1) lease from A and issue
+# throughout, the gateway from a process of the test's that draws
+# count=100 every 10 ms.
 #   1. idgen_handoff_region(1) on A: no lease is granted or renewed there
 #      from then on (a node's refusal names the handoff), and the region
 #      lease is not yet given back while a lease granted there runs.
 #   2. node1 is moved to B (its idgen.registry changed, restarted) at once;
-#      node2 stays until its lease has run out, then is moved too.
+#      node2 stays until its lease has run out, then is moved too; the
+#      gateway stays until A refuses it (503, its /healthz naming the
+#      handoff: it takes the refusal of its first renewal after the call
+#      as a fence, where a node issues on until its lease ends), then is
+#      restarted with --registry B, its state directory kept.
 #   3. Once every lease A granted in region 1 has ended, A releases region
 #      1 to the root with the final mark, which lies at or above every ID
-#      either node issued under A; B leases the region above that mark.
-#   4. Both nodes issue under B above every ID they issued before: no ID
-#      twice across the two nodes, each node's IDs ascending throughout.
+#      the nodes and the gateway issued under A; B leases the region above
+#      that mark.
+#   4. The nodes and the gateway issue under B above every ID they issued
+#      before and above the final mark: no ID twice across the three
+#      issuers (every ID in one file, sorted), each one's IDs ascending
+#      throughout.
 #   5. A restarted does not lease region 1 again; the root keeps it B's.
 #   6. The refusals: idgen_handoff_region() on the root and for a region A
 #      does not own, and idgen_lease_range() on a regional registry.
@@ -21,12 +30,14 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
-use IdgenTest qw(:DEFAULT status);
+use IdgenTest qw(:DEFAULT status wait_for);
+use IdgenGwRun;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(usleep time);
 
+my $tmp = PostgreSQL::Test::Utils::tempdir('handoff');
 my $root = idgen_registry('root', conf => "idgen.region_id = 7\nidgen.leased_out_regions = '1'\n");
 ok(wait_extension($root), 'root: the background worker created the extension');
 
@@ -100,7 +111,15 @@ sub finish_draw
 
 sub q1 { my ($n, $sql) = @_; return $n->safe_psql('postgres', $sql); }
 
-# node2's draw runs through the handoff; node1's until its move
+# the gateway of region 1, leasing from A
+my $tokens = IdgenGwRun::tokens_file($tmp);
+my %gw_opt = (name => 'gw', dir => $tmp, tokens => $tokens, ttl => '10s',
+	args => [ '--region', '1', '--workers', '1' ]);
+my $gw = IdgenGwRun::start(%gw_opt, conn => registry_conn($a));
+ok(wait_for(sub { IdgenGwRun::healthy($gw) }), 'gw (--region 1, leasing from A): healthy');
+
+# node2's draw runs through the handoff, the gateway's too; node1's until its move
+my $gw_draw = IdgenGwRun::draw_start($gw, "$tmp/drawn-gw-a", count => 100, pause_ms => 10);
 my $bg2 = start_draw($nodes[1], 25, 1);
 my $bg1 = start_draw($nodes[0], 3, 1);
 sleep 2;
@@ -111,7 +130,7 @@ my $t_handoff = time();
 my ($handoff_at, $left) = split /\|/, q1($a,
 	'SELECT handoff_at IS NOT NULL, leases_left FROM idgen_handoff_region(1)');
 is($handoff_at, 't', 'A: idgen_handoff_region(1) records the handoff');
-cmp_ok($left, '>=', 2, "A: leases granted in region 1 still run ($left)");
+cmp_ok($left, '>=', 3, "A: leases granted in region 1 still run ($left: the nodes' and the gateway's)");
 is(q1($a, 'SELECT handoff_at IS NOT NULL AND released_at IS NULL AND held FROM idgen_region_status()'),
 	't', 'A: the region lease is still held while they run');
 is(q1($a, q{SELECT count(*) FROM idgen.audit_log WHERE action = 'region_handoff'}),
@@ -123,28 +142,48 @@ is(q1($a, q{SELECT (SELECT handoff_at FROM idgen_handoff_region(1)) = handoff_at
 # --- 2. node1 moves at once ----------------------------------------------------
 
 my $sum1 = finish_draw($bg1);
-note "node1 under A: $sum1";
+diag "node1 under A: $sum1";
 my $max1_a = q1($nodes[0], 'SELECT max(id::bigint) FROM drawn');
 $nodes[0]->stop;
 $nodes[0]->append_conf('postgresql.conf', "idgen.registry = '" . registry_conn($b) . "'\n");
 $nodes[0]->start;
 
-# node2 keeps issuing on its lease, then is refused, naming the handoff
+# node2 and the gateway keep issuing on their leases, then are refused,
+# naming the handoff
+ok(wait_for(sub {
+		my ($s, $j) = IdgenGwRun::req($gw, 'GET', '/healthz', admin => 1);
+		return $s == 503 && ref $j eq 'HASH' && ($j->{reason} // '') =~ /region 1 is handed off by this registry/; }),
+	'gw: refused by A after the handoff: /healthz 503, the reason names the handoff');
+my $t_gw_out = time();
 ok($nodes[1]->poll_query_until('postgres',
 		q{SELECT reason ~ 'region 1 is handed off by this registry' FROM idgen_status()}, 't'),
 	'node2: once its lease ran out, refused by A, the reason names the handoff');
 my $t_node2_out = time();
 my $sum2 = finish_draw($bg2);
-note "node2 under A, through the handoff: $sum2";
+diag "node2 under A, through the handoff: $sum2";
 like($sum2, qr/^\s*[1-9]\d* issued/, 'node2: issued under A after the handoff began');
 my $max2_a = q1($nodes[1], 'SELECT max(id::bigint) FROM drawn');
+
+# the gateway moved: restarted with --registry B, its state directory kept
+IdgenGwRun::draw_stop($gw_draw);
+IdgenGwRun::stop($gw);
+my @gw_a;	# [t0, ok, ids] of its requests under A
+IdgenGwRun::draw_each($gw_draw->{file}, sub { my ($t0, $t1, $ok, @ids) = @_; push @gw_a, [ $t0, $ok, \@ids ]; });
+my @gw_a_ids = map { @{ $_->[2] } } @gw_a;
+my $gw_after_handoff = grep { $_->[1] && $_->[0] > $t_handoff } @gw_a;
+my $gw_refused_a = grep { !$_->[1] } @gw_a;
+my ($gw_first_refusal) = map { $_->[0] } grep { !$_->[1] } @gw_a;
+diag sprintf 'gw under A, through the handoff: %d issued, %d requests refused; the first refusal %.1f s after the call',
+	scalar @gw_a_ids, $gw_refused_a, ($gw_first_refusal // $t_handoff) - $t_handoff;
+cmp_ok($gw_after_handoff, '>', 0, 'gw: issued under A after the handoff began');
+$gw = IdgenGwRun::start(%gw_opt, conn => registry_conn($b));
 
 # --- 3. the release with the final mark, and B's lease above it -----------------
 
 ok($a->poll_query_until('postgres',
 		'SELECT released_at IS NOT NULL FROM idgen_region_status() WHERE region = 1', 't'),
 	'A: region 1 given back to the root once the leases granted there ended');
-note sprintf 'handoff to release: %s s on A\'s clock (node2 refused about %.1f s after the call)',
+diag sprintf 'handoff to release: %s s on A\'s clock (node2 refused about %.1f s after the call)',
 	q1($a, 'SELECT round(extract(epoch FROM released_at - handoff_at)::numeric, 1) FROM idgen_region_status()'),
 	$t_node2_out - $t_handoff;
 is(q1($a, q{SELECT NOT EXISTS (SELECT 1 FROM idgen.worker_lease
@@ -158,6 +197,7 @@ my $ts_of = sub {
 };
 cmp_ok($mark_ms, '>=', $ts_of->($nodes[1], $max2_a), 'A: the final mark lies at or above node2\'s last ID under A');
 cmp_ok($mark_ms, '>=', $ts_of->($nodes[1], $max1_a), 'A: and at or above node1\'s last ID under A');
+cmp_ok($mark_ms, '>=', $ts_of->($nodes[1], $gw_a_ids[-1]), 'A: and at or above the gateway\'s last ID under A');
 is(q1($root, "SELECT (extract(epoch FROM high_water) * 1000)::bigint >= $mark_ms FROM idgen.region_lease WHERE region = 1"),
 	't', 'root: the region\'s mark is at least A\'s final mark');
 ok($root->poll_query_until('postgres',
@@ -173,11 +213,33 @@ $nodes[1]->stop;
 $nodes[1]->append_conf('postgresql.conf', "idgen.registry = '" . registry_conn($b) . "'\n");
 $nodes[1]->start;
 ok(wait_state($nodes[1]), 'node2: active under B');
+ok(wait_for(sub { IdgenGwRun::healthy($gw) }), 'gw: healthy under B');
+$gw_draw = IdgenGwRun::draw_start($gw, "$tmp/drawn-gw-b", count => 100, pause_ms => 10);
 my @bg = map { start_draw($_, 3, 2) } @nodes;
-note 'under B: ' . finish_draw($_) for @bg;
+diag $nodes[$_]->name . ' under B: ' . finish_draw($bg[$_]) for (0, 1);
+IdgenGwRun::draw_stop($gw_draw);
+my @gw_b;
+IdgenGwRun::draw_each($gw_draw->{file}, sub { my ($t0, $t1, $ok, @ids) = @_; push @gw_b, [ $t0, $ok, \@ids ]; });
+my @gw_b_ids = map { @{ $_->[2] } } @gw_b;
+diag sprintf 'gw under B, 3 s: %d issued, %d requests refused; its first ID under B %.1f s after the call',
+	scalar @gw_b_ids, scalar(grep { !$_->[1] } @gw_b), (map { $_->[0] - $t_handoff } grep { $_->[1] } @gw_b)[0] // -1;
+is(scalar(grep { !$_->[1] } @gw_b), 0, 'gw: not one refusal under B');
 
-my %seen;
-my $dups = 0;
+# every ID of the three issuers into one file
+my $all = "$tmp/all-ids";
+open(my $allf, '>', $all) or die "$all: $!";
+print $allf "$_\n" for @gw_a_ids, @gw_b_ids;
+my $back = 0;
+my @gw_ids = (@gw_a_ids, @gw_b_ids);
+for my $k (1 .. $#gw_ids)
+{
+	$back++ unless IdgenGwRun::id_lt($gw_ids[ $k - 1 ], $gw_ids[$k]);
+}
+is($back, 0, 'gw: its IDs ascend throughout, across its restart against B');
+ok(@gw_b_ids && IdgenGwRun::id_lt($gw_a_ids[-1], $gw_b_ids[0]), 'gw: under B above every ID it issued under A');
+is(q1($root, "SELECT (extract(epoch FROM (idgen_decode('$gw_b_ids[0]'::bigint::idgen)).ts) * 1000)::bigint > $mark_ms"),
+	't', 'gw: under B above A\'s final mark');
+
 for my $n (@nodes)
 {
 	my $name = $n->name;
@@ -190,13 +252,13 @@ for my $n (@nodes)
 	is(q1($n, "SELECT (extract(epoch FROM min(d.ts)) * 1000)::bigint > $mark_ms
 	           FROM drawn, idgen_decode(id) AS d WHERE run = 2 AND id IS NOT NULL"),
 		't', "$name: under B above A's final mark");
-	for my $id (split /\n/, q1($n, 'SELECT id::bigint FROM drawn WHERE id IS NOT NULL'))
-	{
-		$dups++ if $seen{$id}++;
-	}
+	print $allf q1($n, 'SELECT id::bigint FROM drawn WHERE id IS NOT NULL'), "\n";
 }
-cmp_ok(scalar(keys %seen), '>', 1000, 'IDs drawn: ' . scalar(keys %seen));
-is($dups, 0, 'no ID twice across the two nodes');
+close $allf;
+my $count = `wc -l < $all` + 0;
+my $dups = `LC_ALL=C sort $all | uniq -d | wc -l` + 0;
+cmp_ok($count, '>', 1000, "IDs drawn: $count");
+is($dups, 0, 'no ID twice across the two nodes and the gateway');
 
 # --- 5. A restarted leaves region 1 alone ------------------------------------------
 
@@ -219,6 +281,7 @@ like($err, qr/cannot lease a range on a regional registry/, 'B: idgen_lease_rang
 like(q1($root, q{SELECT range_start FROM idgen_lease_range('holder', 10)}), qr/^\d+$/,
 	'root: ranges are leased there');
 
+IdgenGwRun::stop($gw);
 $_->stop for @nodes;
 $_->stop for ($b, $a, $root);
 done_testing();

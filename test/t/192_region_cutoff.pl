@@ -37,8 +37,6 @@ use lib 'test/perl';
 use IdgenTest qw(:DEFAULT status wait_for);
 use IdgenGwRun;
 use IdgenProxy;
-use HTTP::Tiny;
-use POSIX ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -135,42 +133,12 @@ for my $r (1, 2)
 }
 
 # a gateway's draw: a process of its own asks count=100 every 10 ms (50 ms
-# after a refusal) until $stop exists, and writes "t0 t1 status ids" per
-# request (t0 when it was sent, t1 when answered) to $file
+# after a refusal) and writes every request, with when it was sent, to a
+# file (IdgenGwRun::draw_start)
 sub start_gw_draw
 {
 	my ($i) = @_;
-	my $gw = $i->{gw};
-	$i->{file} = "$tmp/drawn-$i->{name}";
-	$i->{stop} = "$tmp/stop-$i->{name}";
-	my $parent = $$;
-	my $pid = fork();
-	die "fork: $!" unless defined $pid;
-	if ($pid == 0)
-	{
-		my $http = HTTP::Tiny->new(keep_alive => 1, timeout => 30);
-		open(my $f, '>', $i->{file}) or POSIX::_exit(2);
-		while (!-e $i->{stop} && getppid() == $parent)
-		{
-			my $t0 = time();
-			my $res = $http->request('GET', "$gw->{base}/v1/ids?count=100",
-				{ headers => { Authorization => "Bearer $IdgenGwRun::secret" } });
-			my $t1 = time();
-			my $status = $res->{status};
-			my @ids;
-			if ($status == 200)
-			{
-				@ids = $res->{content} =~ /"ids"\s*:\s*\[([^\]]*)\]/ ? ($1 =~ /(\d+)/g) : ();
-				$status = 1 unless @ids == 100;	# an answer without its IDs
-			}
-			printf $f "%.6f %.6f %d %s\n", $t0, $t1, $status, join(',', @ids);
-			usleep($status == 200 ? 10_000 : 50_000);
-		}
-		close $f;
-		# no END blocks in the child: they belong to the test
-		POSIX::_exit(0);
-	}
-	$i->{pid} = $pid;
+	$i->{draw} = IdgenGwRun::draw_start($i->{gw}, "$tmp/drawn-$i->{name}", count => 100, pause_ms => 10);
 	return;
 }
 
@@ -184,35 +152,17 @@ sub start_node_draw
 
 sub stop_draws
 {
-	for my $i (@issuers)
+	q1($_->{node}, 'INSERT INTO draw_stop VALUES (1)') for grep { $_->{kind} eq 'node' } @issuers;
+	IdgenGwRun::draw_stop($_->{draw}) for grep { $_->{kind} eq 'gw' } @issuers;
+	for my $i (grep { $_->{kind} eq 'node' } @issuers)
 	{
-		if ($i->{kind} eq 'gw')
-		{
-			open(my $f, '>', $i->{stop}) or die;
-			close $f;
-		}
-		else
-		{
-			q1($i->{node}, 'INSERT INTO draw_stop VALUES (1)');
-		}
-	}
-	for my $i (@issuers)
-	{
-		if ($i->{kind} eq 'gw')
-		{
-			waitpid($i->{pid}, 0);
-		}
-		else
-		{
-			$i->{bg}->query_until(qr/done/, "\\echo done\n");
-			$i->{bg}->quit;
-		}
+		$i->{bg}->query_until(qr/done/, "\\echo done\n");
+		$i->{bg}->quit;
 	}
 	return;
 }
 
-# a < b for IDs as decimal strings (63 bits: beyond a double's precision)
-sub id_lt { my ($a, $b) = @_; return length($a) < length($b) || (length($a) == length($b) && $a lt $b); }
+sub id_lt { return IdgenGwRun::id_lt(@_); }
 
 # --- 1. the cut --------------------------------------------------------------
 
@@ -332,17 +282,11 @@ for my $i (@issuers)
 	}
 	else
 	{
-		open(my $f, '<', $i->{file}) or die "$i->{file}: $!";
-		while (my $line = <$f>)
-		{
-			chomp $line;
-			my ($t0, $t1, $status, $ids) = split / /, $line;
-			my @ids = split /,/, $ids // '';
-			my $ok = $status == 200;
-			$check->(@ids) if $ok;
+		IdgenGwRun::draw_each($i->{draw}{file}, sub {
+			my ($t0, $t1, $ok, @ids) = @_;
+			$check->(@ids);
 			push @ev, [ $t0, $t1, $ok, scalar @ids, $ok ? ($ids[0], $ids[-1]) : (undef, undef) ];
-		}
-		close $f;
+		});
 	}
 	$i->{events} = \@ev;
 	$i->{backwards} = $back;
