@@ -82,6 +82,11 @@ SELECT pg_temp.try($$SELECT idgen.acquire_node_lease('node:regional-test-big', '
                               idgen.clock(), interval '30 s', idgen.clock(), NULL, interval '0',
                               true, interval '20 s')$$) AS allowance_past_validity;
 UPDATE idgen.held_region SET node_allowance = NULL WHERE region = 3;
+-- half a second left, under the clock allowance: no grant, which no
+-- renewal could follow (a new generation each time, again and again)
+UPDATE idgen.held_region SET valid_until = idgen.clock() + interval '500 ms' WHERE region = 3;
+SELECT pg_temp.try($$SELECT pg_temp.node_lease(3)$$) AS within_clock_allowance;
+UPDATE idgen.held_region SET valid_until = idgen.clock() + interval '10 s' WHERE region = 3;
 
 -- another region's node: refused, naming the problem
 SELECT pg_temp.try($$SELECT pg_temp.node_lease(4)$$) AS region_not_owned;

@@ -91,12 +91,17 @@ BEGIN
     lease_cap := h.valid_until
                  - greatest(coalesce(p_allowance, interval '0') - coalesce(h.node_allowance, interval '0'),
                             interval '0');
-    IF lease_cap <= p_now THEN
-        RAISE EXCEPTION 'region % lease ends too soon for a drift allowance of %', p_region, p_allowance
+    -- a lease ending within the clock allowance could not be renewed (a
+    -- renewal needs more than that left): granted anyway, each would be
+    -- taken anew at a new generation, again and again, in the region
+    -- lease's last moments
+    IF lease_cap <= p_now + idgen.registry_clock_allowance() THEN
+        RAISE EXCEPTION 'region % lease leaves no time for a lease: it would end at %', p_region, lease_cap
             USING ERRCODE = 'object_not_in_prerequisite_state',
-                  DETAIL = format('The region lease is valid until %s and was asked for node leases with an allowance of %s (this registry''s idgen.max_drift plus idgen.max_skew); a lease whose holder may stamp IDs further ahead ends that much sooner, and none is left.',
-                                  h.valid_until, coalesce(h.node_allowance, interval '0')),
-                  HINT = 'Give the node no larger idgen.max_drift and idgen.max_skew than the regional registry has, or raise the registry''s and restart its background worker''s region leases.';
+                  DETAIL = format('The region lease is valid until %s. A lease in it ends by then, sooner by what its holder''s drift allowance (%s) exceeds the one the region lease was asked for (%s, this registry''s idgen.max_drift plus idgen.max_skew), and one that would end within the clock allowance (%s) could not be renewed.',
+                                  h.valid_until, coalesce(p_allowance, interval '0'),
+                                  coalesce(h.node_allowance, interval '0'), idgen.registry_clock_allowance()),
+                  HINT = 'See idgen_region_status() on this registry: the background worker renews the region lease while the root answers. A node whose idgen.max_drift plus idgen.max_skew exceeds the registry''s gets shorter leases.';
     END IF;
     start_floor := h.start_after;
 END
