@@ -481,7 +481,18 @@ static void
 release_rows(IdgenWorker *w)
 {
 	const char *p[6];
-	bool		v2 = w->registry_version >= REGISTRY_V2_VERSION;
+	bool		v2;
+
+	/*
+	 * After a failure the registry's version is unknown (0), which is not
+	 * an old one: a release without the mark would leave the rows' mark of
+	 * the last renewal, below the IDs issued since, and the next holder of
+	 * the block would start above that.  Read it; a registry that cannot
+	 * say gets no release, and the lease runs out there.
+	 */
+	if (w->registry_version == 0 && !registry_ready(w))
+		return;
+	v2 = w->registry_version >= REGISTRY_V2_VERSION;
 
 	p[0] = w->owner;
 	p[1] = int_text(w->region);
@@ -725,9 +736,9 @@ lease_renew(IdgenWorker *w)
 }
 
 void
-lease_release(IdgenWorker *w)
+lease_release(IdgenWorker *w, const char *why)
 {
-	idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, "shutting down");
+	idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, why);
 	if (!w->have_lease)
 		return;
 	registry_begin("idgen: releasing the worker lease");
