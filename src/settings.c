@@ -77,6 +77,18 @@ check_registry(char **newval, void **extra, GucSource source)
 {
 	char		buf[8];
 
+	/*
+	 * A reload moves a node from one shared registry to another (the
+	 * worker gives its lease back at the old one and leases at the new);
+	 * to or from this instance's own lease table is another kind of node,
+	 * whose worker works differently from its start.
+	 */
+	if (!process_shared_preload_libraries_in_progress && idgen_registry != NULL &&
+		(idgen_registry[0] == '\0') != (*newval == NULL || (*newval)[0] == '\0'))
+	{
+		GUC_check_errdetail("idgen.registry can move a node from one shared registry to another by a reload; to or from this instance's own lease table it needs a restart.");
+		return false;
+	}
 	if (*newval == NULL || (*newval)[0] == '\0')
 		return true;
 	if (!idgen_conninfo_display(*newval, buf, sizeof(buf)))
@@ -114,7 +126,7 @@ settings_define_registry_preload_gucs(void)
 							   "The background worker leases worker ids there over its own connection. Keep passwords in a password file: the setting is readable by superusers.",
 							   &idgen_registry,
 							   "",
-							   PGC_POSTMASTER, GUC_SUPERUSER_ONLY,
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY,
 							   check_registry, NULL, NULL);
 }
 

@@ -154,6 +154,48 @@ work_failed(IdgenWorker *w, const char *message)
 	lease_check_validity(w, message);
 }
 
+/*
+ * idgen.registry changed by a reload: the node moves to another shared
+ * registry (docs/regions.md, "Runbook: a region moved").  It stops issuing,
+ * gives the lease back to the old registry over the connection it has,
+ * with its mark as the final one, as at shutdown, and leases at the new
+ * one at the next step, above its own mark (localmark.h) as after any
+ * lost lease.  A release that fails leaves the old lease to run out there;
+ * the node has stopped using it.  The new registry is another incarnation
+ * from the start, not a change of the old one's.
+ */
+static void
+move_registry(IdgenWorker *w)
+{
+	char		to[300];
+
+	strlcpy(to, registry_display(), sizeof(to));
+	ereport(LOG,
+			(errmsg("idgen: idgen.registry changed: giving the lease back and leasing at %s", to)));
+	registry_set_final(IDGEN_RELEASE_TIMEOUT_MS);
+	PG_TRY();
+	{
+		lease_release(w, "moving to another registry (idgen.registry changed)");
+	}
+	PG_CATCH();
+	{
+		FlushErrorState();
+		registry_abort();
+		AbortCurrentTransaction();
+	}
+	PG_END_TRY();
+	registry_set_final(0);
+	registry_close();
+	audit_queue(w, "registry_moved", psprintf("moved to %s", to));
+	w->have_lease = false;
+	w->registry_version = 0;
+	w->have_skew = false;
+	w->incarnation[0] = '\0';
+	w->prev_incarnation[0] = '\0';
+	w->backoff_ms = 0;
+	w->next_attempt_mono = 0;
+}
+
 /* one step of the worker, every IDGEN_STEP_MS or when woken */
 static void
 worker_step(IdgenWorker *w)
@@ -307,8 +349,13 @@ idgen_bgworker_main(Datum main_arg)
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
+			char	   *registry_before = pstrdup(idgen_registry);
+
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			if (w.remote && strcmp(registry_before, idgen_registry) != 0)
+				move_registry(&w);
+			pfree(registry_before);
 		}
 	}
 
@@ -316,7 +363,7 @@ idgen_bgworker_main(Datum main_arg)
 	registry_set_final(IDGEN_RELEASE_TIMEOUT_MS);
 	PG_TRY();
 	{
-		lease_release(&w);
+		lease_release(&w, "shutting down");
 	}
 	PG_CATCH();
 	{

@@ -50,6 +50,6 @@ extern void lease_ran_out(IdgenWorker *w);
 extern void lease_check_validity(IdgenWorker *w, const char *why);
 
 /* at shutdown: give the lease back, marks kept */
-extern void lease_release(IdgenWorker *w);
+extern void lease_release(IdgenWorker *w, const char *why);
 
 #endif							/* IDGEN_LEASE_H */

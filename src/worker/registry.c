@@ -550,6 +550,7 @@ registry_close(void)
 void
 registry_set_final(int timeout_ms)
 {
-	final_phase = true;
+	/* 0: back to the usual waits (a node moved, not stopping) */
+	final_phase = timeout_ms > 0;
 	final_timeout_ms = timeout_ms;
 }

@@ -9,7 +9,8 @@
 #   1. idgen_handoff_region(1) on A: no lease is granted or renewed there
 #      from then on (a node's refusal names the handoff), and the region
 #      lease is not yet given back while a lease granted there runs.
-#   2. node1 is moved to B (its idgen.registry changed, restarted) at once;
+#   2. node1 is moved to B (its idgen.registry changed, reloaded) at once,
+#      its lease at A given back with its mark;
 #      node2 stays until its lease has run out, then is moved too; the
 #      gateway stays until A refuses it (503, its /healthz naming the
 #      handoff: it takes the refusal of its first renewal after the call
@@ -144,9 +145,18 @@ is(q1($a, q{SELECT (SELECT handoff_at FROM idgen_handoff_region(1)) = handoff_at
 my $sum1 = finish_draw($bg1);
 diag "node1 under A: $sum1";
 my $max1_a = q1($nodes[0], 'SELECT max(id::bigint) FROM drawn');
-$nodes[0]->stop;
+# by a reload: the worker gives its lease back to A with its mark and
+# leases at B, above that mark
+my $sysid1 = q1($nodes[0], 'SELECT idgen.node_sysid()');
 $nodes[0]->append_conf('postgresql.conf', "idgen.registry = '" . registry_conn($b) . "'\n");
-$nodes[0]->start;
+$nodes[0]->reload;
+ok( $a->poll_query_until('postgres', qq{
+		SELECT count(*) = 0 FROM idgen.worker_lease WHERE node_sysid = '$sysid1' AND owner IS NOT NULL}),
+	'node1: moved by a reload, its lease at A given back');
+ok($a->safe_psql('postgres', qq{
+		SELECT max(high_water) >= (idgen_decode('$max1_a'::bigint::idgen)).ts
+		FROM idgen.worker_lease WHERE node_sysid = '$sysid1'}) eq 't',
+	'node1: A keeps a final mark at or above its last ID');
 
 # node2 and the gateway keep issuing on their leases, then are refused,
 # naming the handoff
