@@ -12,6 +12,7 @@
  */
 #include "base.h"
 
+#include "access/parallel.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
 
@@ -81,9 +82,11 @@ check_registry(char **newval, void **extra, GucSource source)
 	 * A reload moves a node from one shared registry to another (the
 	 * worker gives its lease back at the old one and leases at the new);
 	 * to or from this instance's own lease table is another kind of node,
-	 * whose worker works differently from its start.
+	 * whose worker works differently from its start.  A parallel worker
+	 * takes its leader's settings from the defaults up, which is no change.
 	 */
-	if (!process_shared_preload_libraries_in_progress && idgen_registry != NULL &&
+	if (!process_shared_preload_libraries_in_progress && !InitializingParallelWorker &&
+		idgen_registry != NULL &&
 		(idgen_registry[0] == '\0') != (*newval == NULL || (*newval)[0] == '\0'))
 	{
 		GUC_check_errdetail("idgen.registry can move a node from one shared registry to another by a reload; to or from this instance's own lease table it needs a restart.");

@@ -91,6 +91,15 @@ is($node->safe_psql('postgres', "SELECT idgen_next() > '$last'::idgen"), 't',
 like(slurp_file($node->logfile), qr/idgen\.registry changed: giving the lease back and leasing at/,
 	'move: the log says so');
 
+# a parallel worker takes the leader's settings from the defaults up: no
+# move, no refusal (103 and 022 failed on that when the setting became
+# reloadable)
+like( $node->safe_psql('postgres', q{
+SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT count(*) FROM drawn}),
+	qr/Workers Launched: [1-9]/, 'a query run by parallel workers on a fleet node');
+
 # to or from this instance's own lease table needs a restart
 $node->append_conf('postgresql.conf', "idgen.registry = ''\n");
 $node->reload;
