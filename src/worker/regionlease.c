@@ -63,7 +63,6 @@ typedef struct HeldRegion
 	bool		handing_off;	/* idgen_handoff_region(): nothing granted here */
 	bool		leases_ended;	/* ... and every lease granted here has ended */
 	bool		handed_off;		/* given back to the root: never leased again */
-	int64		resume_generation;	/* held before this start: renewed first */
 	char		last_error[256];
 } HeldRegion;
 
@@ -252,30 +251,15 @@ start_up(IdgenWorker *w)
 	p[0] = psprintf("{%s}", list);
 	p[1] = owner_name;
 	(void) registry_exec("DELETE FROM idgen.held_region WHERE region <> ALL ($1::integer[])", 1, p);
-	/*
-	 * What was held before this start (a restart, a promotion: one owner)
-	 * is renewed at the root first, which a root in its hold after its own
-	 * restart still does (G3), where it would refuse a new lease.
-	 */
-	rows = registry_exec("SELECT region, generation FROM idgen.held_region "
-						 "WHERE owner = $2 AND generation IS NOT NULL AND handoff_at IS NULL "
-						 "AND region = ANY ($1::integer[])", 2, p);
-	memset(held, 0, sizeof(held));
-	for (i = 0; i < nheld; i++)
-	{
-		int			k;
-
-		held[i].region = regions[i];
-		for (k = 0; k < rows->nrows; k++)
-			if (atoi(registry_value(rows, k, 0)) == regions[i])
-				held[i].resume_generation = strtoll(registry_value(rows, k, 1), NULL, 10);
-	}
 	(void) registry_exec("INSERT INTO idgen.held_region AS h (region, owner) "
 						 "SELECT r, $2 FROM unnest($1::integer[]) AS r "
 						 "ON CONFLICT (region) DO UPDATE SET owner = EXCLUDED.owner, "
 						 "generation = NULL, valid_until = NULL, last_error = NULL", 2, p);
 	registry_commit();
 
+	memset(held, 0, sizeof(held));
+	for (i = 0; i < nheld; i++)
+		held[i].region = regions[i];
 	started = true;
 	active = true;
 	next_handoff_poll_boot_ms = 0;
@@ -532,37 +516,6 @@ renew_region(HeldRegion *r)
 }
 
 /*
- * The lease held before this start, renewed under its generation: the
- * validity counts from this request, as a new lease's would.  Refused
- * (fenced, run out or lost at the root), it is leased anew.
- */
-static void
-resume_region(HeldRegion *r)
-{
-	const char *p[2];
-
-	rootlink_state[0] = '\0';
-	r->generation = r->resume_generation;
-	r->ttl_ms = (int64) idgen_region_lease_ttl_s * 1000;
-	p[0] = int_text(r->region);
-	p[1] = int_text(r->generation);
-	local_run("idgen: resuming a region lease",
-			  "UPDATE idgen.held_region SET generation = $2::bigint, valid_until = NULL "
-			  "WHERE region = $1::integer", 2, p);
-	renew_region(r);
-	if (r->valid_boot_ms > 0)
-	{
-		r->held = true;
-		r->resume_generation = 0;
-		ereport(LOG,
-				(errmsg("idgen: region %d: renewed the lease held before this start, generation " INT64_FORMAT,
-						r->region, r->generation)));
-	}
-	else if (strcmp(rootlink_state, "55000") == 0)
-		r->resume_generation = 0;
-}
-
-/*
  * G6's last step: the region given back to the root with the final mark
  * (NULL: the root takes the lease's end plus its allowance).  False with
  * rootlink_error when the root did not take it.
@@ -723,8 +676,6 @@ step_regions(IdgenWorker *w)
 		 */
 		if (r->held && r->handing_off && r->leases_ended)
 			hand_off(r);
-		else if (!r->held && r->resume_generation > 0)
-			resume_region(r);
 		else if (!r->held)
 			lease_region(r);
 		else if (now >= r->sent_boot_ms + Min(r->ttl_ms / 10, r->granted_ms / 3))

@@ -8,7 +8,7 @@ CREATE OR REPLACE FUNCTION @extschema@.idgen_region_status(
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS
 $$
 SELECT h.region, h.owner,
-       h.generation IS NOT NULL AND coalesce(h.valid_until > idgen.clock(), false)
+       h.generation IS NOT NULL AND h.valid_until > idgen.clock()
            AND h.owner IS NOT DISTINCT FROM idgen.region_owner(),
        h.generation, h.valid_until,
        CASE WHEN h.valid_until > idgen.clock() THEN h.valid_until - idgen.clock() END,
