@@ -170,22 +170,43 @@ move_registry(IdgenWorker *w)
 	char		to[300];
 
 	strlcpy(to, registry_display(), sizeof(to));
-	ereport(LOG,
-			(errmsg("idgen: idgen.registry changed: giving the lease back and leasing at %s", to)));
-	registry_set_final(IDGEN_RELEASE_TIMEOUT_MS);
-	PG_TRY();
+	/* a fenced node stays fenced: an operator's idgen_enable() ends that */
+	if (idgen_lease_state() == IDGEN_STATE_FENCED)
 	{
-		lease_release(w, "moving to another registry (idgen.registry changed)");
+		ereport(LOG,
+				(errmsg("idgen: idgen.registry changed while the node is fenced: it will lease at %s once enabled", to)));
+		registry_close();
+		w->have_lease = false;
 	}
-	PG_CATCH();
+	else
 	{
-		FlushErrorState();
-		registry_abort();
-		AbortCurrentTransaction();
+		ereport(LOG,
+				(errmsg("idgen: idgen.registry changed: giving the lease back and leasing at %s", to)));
+		/*
+		 * Only over the connection to the old registry: a new connection
+		 * would go to the new one.  Without it the old lease runs out.
+		 */
+		if (registry_connected())
+		{
+			registry_set_final(IDGEN_RELEASE_TIMEOUT_MS);
+			PG_TRY();
+			{
+				lease_release(w, "moving to another registry (idgen.registry changed)");
+			}
+			PG_CATCH();
+			{
+				FlushErrorState();
+				registry_abort();
+				AbortCurrentTransaction();
+			}
+			PG_END_TRY();
+			registry_set_final(0);
+		}
+		else
+			idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE,
+									  "moving to another registry (idgen.registry changed)");
+		registry_close();
 	}
-	PG_END_TRY();
-	registry_set_final(0);
-	registry_close();
 	audit_queue(w, "registry_moved", psprintf("moved to %s", to));
 	w->have_lease = false;
 	w->registry_version = 0;

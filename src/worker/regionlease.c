@@ -63,6 +63,8 @@ typedef struct HeldRegion
 	bool		handing_off;	/* idgen_handoff_region(): nothing granted here */
 	bool		leases_ended;	/* ... and every lease granted here has ended */
 	bool		handed_off;		/* given back to the root: never leased again */
+	int64		skew_share_ms;	/* the allowance's share for this registry's
+								 * clock ahead of the root's, as asked */
 	char		last_error[256];
 } HeldRegion;
 
@@ -285,12 +287,16 @@ record_validity(HeldRegion *r, int64 sent_boot, int64 sent_wall, int64 ttl_ms)
  * on the root's clock the region's IDs may lie, which the root adds to that
  * end for the next owner's floor when the region is not given back.  Two
  * parts: the node leases' own allowance (max_drift plus max_skew, by this
- * registry's settings; a node asking for more is granted a lease that ends
- * sooner, idgen.held_region_bounds), and this registry's clock ahead of the
- * root's, which root_clock_agrees() bounds by max_skew at every answer.
- * With max_skew 0 neither is checked, and the ttls bound them, as
- * idgen.drift_allowance() does for a node.
+ * registry's settings, with max_skew 0 the lease ttl as
+ * idgen.drift_allowance() takes it; a node asking for more is granted a
+ * lease that ends sooner, idgen.held_region_bounds), and this registry's
+ * clock ahead of the root's: max_skew, or 1 s where max_skew is 0 (which
+ * turns off a node's check, never this one).  root_clock_agrees() holds
+ * every answer to the share the lease was asked with, so a later reload
+ * of max_skew cannot widen it.
  */
+#define REGION_SKEW_SHARE_DEFAULT_MS 1000
+
 static int64
 region_node_allowance_ms(void)
 {
@@ -299,11 +305,9 @@ region_node_allowance_ms(void)
 }
 
 static int64
-region_allowance_ms(void)
+region_skew_share_ms(void)
 {
-	return region_node_allowance_ms() +
-		(idgen_max_skew_ms > 0 ? idgen_max_skew_ms :
-		 (int64) idgen_region_lease_ttl_s * 1000);
+	return idgen_max_skew_ms > 0 ? idgen_max_skew_ms : REGION_SKEW_SHARE_DEFAULT_MS;
 }
 
 /*
@@ -312,14 +316,18 @@ region_allowance_ms(void)
  * Only ahead matters (IDs stamped behind lie below the root's floor).
  */
 static bool
-root_clock_agrees(const char *root_clock, int64 sent_wall, int64 recv_wall)
+root_clock_agrees(const HeldRegion *r, const char *root_clock, int64 sent_wall,
+				  int64 recv_wall)
 {
 	int64		ahead = recv_wall - answer_int(root_clock);
+	int64		bound = r->skew_share_ms;
 
-	if (idgen_max_skew_ms == 0 || ahead <= idgen_max_skew_ms)
+	if (idgen_max_skew_ms > 0)
+		bound = Min(bound, idgen_max_skew_ms);
+	if (ahead <= bound)
 		return true;
-	rootlink_set_error(psprintf("this registry's clock may be up to " INT64_FORMAT " ms ahead of the root's (the answer took " INT64_FORMAT " ms), more than idgen.max_skew (%d ms)",
-								ahead, recv_wall - sent_wall, idgen_max_skew_ms),
+	rootlink_set_error(psprintf("this registry's clock may be up to " INT64_FORMAT " ms ahead of the root's (the answer took " INT64_FORMAT " ms), more than idgen.max_skew (" INT64_FORMAT " ms)",
+								ahead, recv_wall - sent_wall, bound),
 					   "The root's floor for the region's next owner counts the region's IDs by its own clock, allowing idgen.max_skew for this registry's.",
 					   NULL);
 	return false;
@@ -358,7 +366,8 @@ lease_region(HeldRegion *r)
 	p[1] = int_text(r->region);
 	p[2] = int_text(idgen_region_lease_ttl_s);
 	p[3] = int_text(known);
-	p[4] = int_text(region_allowance_ms());
+	r->skew_share_ms = region_skew_share_ms();
+	p[4] = int_text(region_node_allowance_ms() + r->skew_share_ms);
 	sent_boot = boot_ms();
 	sent_wall = idgen_wall_unix_ms();
 	sql = psprintf("SELECT generation, " SQL_MS("lease_until") ", "
@@ -373,7 +382,7 @@ lease_region(HeldRegion *r)
 		return;
 	}
 	recv_wall = idgen_wall_unix_ms();
-	if (!root_clock_agrees(out[4], sent_wall, recv_wall))
+	if (!root_clock_agrees(r, out[4], sent_wall, recv_wall))
 	{
 		note_failure(r, "could not lease the region");
 		return;
@@ -474,7 +483,7 @@ renew_region(HeldRegion *r)
 		return;
 	}
 	/* not counted: the validity it has runs out on its own */
-	if (!root_clock_agrees(out[2], sent_wall, idgen_wall_unix_ms()))
+	if (!root_clock_agrees(r, out[2], sent_wall, idgen_wall_unix_ms()))
 	{
 		note_failure(r, "could not renew the region lease");
 		return;

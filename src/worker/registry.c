@@ -541,6 +541,13 @@ registry_abort(void)
 	}
 }
 
+/* a connection to a shared registry that is still up */
+bool
+registry_connected(void)
+{
+	return conn != NULL && PQstatus(conn) == CONNECTION_OK;
+}
+
 void
 registry_close(void)
 {

@@ -48,6 +48,7 @@ extern void registry_commit(void);
 extern void registry_abort(void);
 
 /* close the remote connection, if any (at exit) */
+extern bool registry_connected(void);
 extern void registry_close(void);
 
 /*

@@ -84,6 +84,11 @@ SELECT first_worker AS a_worker, lease_until AS a_until, generation AS a_gen
 FROM pg_temp.node_lease(2, 'a') \gset
 COMMIT;
 SELECT :a_worker >= 0 AS root_node_granted;
+-- blanks only are no region: nothing is leased out, nothing fails
+ALTER SYSTEM SET idgen.leased_out_regions = '  ';
+SELECT pg_reload_conf();
+SELECT pg_sleep(1);
+SELECT idgen.leased_out_regions() AS blanks_only;
 ALTER SYSTEM RESET idgen.leased_out_regions;
 SELECT pg_reload_conf();
 SELECT pg_sleep(1);
