@@ -8,7 +8,8 @@
 # away on the registry) while the node issues on its validity; the node
 # stops (a clean shutdown releases) and, in a second round, moves to another
 # registry by a reload (idgen.registry changed).  Each time the released
-# rows' mark lies at or above the node's last ID.
+# rows' mark lies at or above the node's last ID.  A fenced node moved stays
+# fenced until idgen_enable().
 use strict;
 use warnings;
 
@@ -90,6 +91,27 @@ is($node->safe_psql('postgres', "SELECT idgen_next() > '$last'::idgen"), 't',
 	'move: its IDs go on above its last one under the first registry');
 like(slurp_file($node->logfile), qr/idgen\.registry changed: giving the lease back and leasing at/,
 	'move: the log says so');
+
+# --- 3. a fenced node moved stays fenced until idgen_enable() -------------------
+$other->safe_psql('postgres', qq{
+	SELECT count(idgen_fence_worker(region, worker)) FROM idgen.worker_lease
+	WHERE node_sysid = '$sysid' AND owner IS NOT NULL});
+ok($node->poll_query_until('postgres', "SELECT state = 'fenced' FROM idgen_status()"),
+	'fence: the node is fenced at the other registry');
+$node->append_conf('postgresql.conf', "idgen.registry = '" . registry_conn($registry) . "'\n");
+$node->reload;
+ok(wait_for(sub { slurp_file($node->logfile) =~ /changed while the node is fenced/ }),
+	'fence: the move is noticed');
+sleep 3;
+is($node->safe_psql('postgres', 'SELECT state FROM idgen_status()'), 'fenced',
+	'fence: a move does not end the fence');
+is( $registry->safe_psql('postgres',
+		qq{SELECT count(*) FROM idgen.worker_lease WHERE node_sysid = '$sysid' AND owner IS NOT NULL}),
+	'0', 'fence: nor lease at the first registry again');
+$node->safe_psql('postgres', 'SELECT idgen_enable()');
+ok(wait_state($node), 'fence: after idgen_enable() the node leases at the first registry');
+is($node->safe_psql('postgres', "SELECT idgen_next() > '$last'::idgen"), 't',
+	'fence: its IDs go on above its last ones');
 
 # a parallel worker takes the leader's settings from the defaults up: no
 # move, no refusal (103 and 022 failed on that when the setting became
