@@ -14,6 +14,7 @@ use strict;
 use warnings;
 
 use lib 'test/perl';
+use JSON::PP ();
 use IdgenGwRun;
 use IdgenTest;
 use PostgreSQL::Test::Cluster;
@@ -74,8 +75,13 @@ kill('CONT', @pids);
 ok($asked > 10, "requests during the outage: $asked");
 is($answered, $asked, 'the registry frozen for 65 % of the TTL: every request answered');
 ok(IdgenTest::wait_for(sub { IdgenGwRun::metric($g, $renewals) > $n + 1 }), 'and it renews again');
-my @after = IdgenGwRun::ids($g, 10);
-is(scalar @after, 10, 'and issues');
+# a transport error of the test's own keep-alive client (599) is asked
+# again; any answer of the gateway's counts
+my ($st, $body) = IdgenGwRun::req($g, 'GET', '/v1/ids?count=10', token => 1);
+($st, $body) = IdgenGwRun::req($g, 'GET', '/v1/ids?count=10', token => 1) if $st == 599;
+my @after = $st == 200 && ref $body eq 'HASH' ? @{ $body->{ids} } : ();
+is(scalar @after, 10, 'and issues')
+  or diag "status $st: " . (ref $body ? JSON::PP::encode_json($body) : $body);
 IdgenGwRun::stop($g);
 
 done_testing();
