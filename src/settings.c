@@ -246,36 +246,34 @@ settings_parse_regions(const char *list, int *regions, int max_regions,
 	}
 }
 
+/* a comma list of regions, checked as settings_parse_regions() reads it */
 static bool
-check_owned_regions(char **newval, void **extra, GucSource source)
+check_region_list(const char *name, const char *value, int max_regions)
 {
-	int			regions[IDGEN_MAX_OWNED_REGIONS];
+	int			regions[IDGEN_MAX_LEASED_OUT_REGIONS];
 	char		why[160];
 
-	if (settings_parse_regions(*newval, regions, IDGEN_MAX_OWNED_REGIONS,
-							   why, sizeof(why)) < 0)
+	Assert(max_regions <= IDGEN_MAX_LEASED_OUT_REGIONS);
+	if (settings_parse_regions(value, regions, max_regions, why, sizeof(why)) < 0)
 	{
-		GUC_check_errdetail("idgen.owned_regions: %s", why);
-		refuse_region_setting("idgen.owned_regions", why);
+		GUC_check_errdetail("%s: %s", name, why);
+		refuse_region_setting(name, why);
 		return false;
 	}
 	return true;
 }
 
 static bool
+check_owned_regions(char **newval, void **extra, GucSource source)
+{
+	return check_region_list("idgen.owned_regions", *newval, IDGEN_MAX_OWNED_REGIONS);
+}
+
+static bool
 check_leased_out_regions(char **newval, void **extra, GucSource source)
 {
-	int			regions[IDGEN_MAX_LEASED_OUT_REGIONS];
-	char		why[160];
-
-	if (settings_parse_regions(*newval, regions, IDGEN_MAX_LEASED_OUT_REGIONS,
-							   why, sizeof(why)) < 0)
-	{
-		GUC_check_errdetail("idgen.leased_out_regions: %s", why);
-		refuse_region_setting("idgen.leased_out_regions", why);
-		return false;
-	}
-	return true;
+	return check_region_list("idgen.leased_out_regions", *newval,
+							 IDGEN_MAX_LEASED_OUT_REGIONS);
 }
 
 int

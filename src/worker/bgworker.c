@@ -155,58 +155,62 @@ work_failed(IdgenWorker *w, const char *message)
 }
 
 /*
+ * The lease given back in one short attempt, which must not hold up a
+ * shutdown or a move; leaves the registry's waits short.  A release that
+ * fails leaves the lease to run out; its high-water mark is durable.
+ */
+static void
+release_briefly(IdgenWorker *w, const char *why)
+{
+	registry_set_final(IDGEN_RELEASE_TIMEOUT_MS);
+	PG_TRY();
+	{
+		lease_release(w, why);
+	}
+	PG_CATCH();
+	{
+		FlushErrorState();
+		registry_abort();
+		AbortCurrentTransaction();
+	}
+	PG_END_TRY();
+}
+
+/*
  * idgen.registry changed by a reload: the node moves to another shared
  * registry (docs/regions.md, "Runbook: a region moved").  It stops issuing,
  * gives the lease back to the old registry over the connection it has,
  * with its mark as the final one, as at shutdown, and leases at the new
  * one at the next step, above its own mark (localmark.h) as after any
- * lost lease.  A release that fails leaves the old lease to run out there;
- * the node has stopped using it.  The new registry is another incarnation
- * from the start, not a change of the old one's.
+ * lost lease.  Without that connection (a new one would reach the new
+ * registry) the old lease runs out there; the node has stopped using it.
+ * A fenced node stays fenced: an operator's idgen_enable() ends that.  The
+ * new registry is another incarnation from the start, not a change of the
+ * old one's.
  */
 static void
 move_registry(IdgenWorker *w)
 {
+	const char *why = "moving to another registry (idgen.registry changed)";
 	char		to[300];
 
 	strlcpy(to, registry_display(), sizeof(to));
-	/* a fenced node stays fenced: an operator's idgen_enable() ends that */
 	if (idgen_lease_state() == IDGEN_STATE_FENCED)
-	{
 		ereport(LOG,
 				(errmsg("idgen: idgen.registry changed while the node is fenced: it will lease at %s once enabled", to)));
-		registry_close();
-		w->have_lease = false;
-	}
 	else
 	{
 		ereport(LOG,
 				(errmsg("idgen: idgen.registry changed: giving the lease back and leasing at %s", to)));
-		/*
-		 * Only over the connection to the old registry: a new connection
-		 * would go to the new one.  Without it the old lease runs out.
-		 */
 		if (registry_connected())
 		{
-			registry_set_final(IDGEN_RELEASE_TIMEOUT_MS);
-			PG_TRY();
-			{
-				lease_release(w, "moving to another registry (idgen.registry changed)");
-			}
-			PG_CATCH();
-			{
-				FlushErrorState();
-				registry_abort();
-				AbortCurrentTransaction();
-			}
-			PG_END_TRY();
+			release_briefly(w, why);
 			registry_set_final(0);
 		}
 		else
-			idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE,
-									  "moving to another registry (idgen.registry changed)");
-		registry_close();
+			idgen_publish_lease_state(IDGEN_STATE_WAITING_FOR_LEASE, why);
 	}
+	registry_close();
 	audit_queue(w, "registry_moved", psprintf("moved to %s", to));
 	w->have_lease = false;
 	w->registry_version = 0;
@@ -380,20 +384,7 @@ idgen_bgworker_main(Datum main_arg)
 		}
 	}
 
-	/* a last, short attempt: the release must not hold up the shutdown */
-	registry_set_final(IDGEN_RELEASE_TIMEOUT_MS);
-	PG_TRY();
-	{
-		lease_release(&w, "shutting down");
-	}
-	PG_CATCH();
-	{
-		/* the lease simply expires; its high-water mark is already durable */
-		FlushErrorState();
-		registry_abort();
-		AbortCurrentTransaction();
-	}
-	PG_END_TRY();
+	release_briefly(&w, "shutting down");
 	regionlease_release_all(&w);
 	registry_close();
 	proc_exit(0);

@@ -342,6 +342,7 @@ lease_region(HeldRegion *r)
 	int64		granted_ms;
 	int			known;
 	int64		recv_wall;
+	int64		node_allowance_ms;
 	const char *p[7];
 	char	   *out[5];
 	char	   *sql;
@@ -366,8 +367,9 @@ lease_region(HeldRegion *r)
 	p[1] = int_text(r->region);
 	p[2] = int_text(idgen_region_lease_ttl_s);
 	p[3] = int_text(known);
+	node_allowance_ms = region_node_allowance_ms();
 	r->skew_share_ms = region_skew_share_ms();
-	p[4] = int_text(region_node_allowance_ms() + r->skew_share_ms);
+	p[4] = int_text(node_allowance_ms + r->skew_share_ms);
 	sent_boot = boot_ms();
 	sent_wall = idgen_wall_unix_ms();
 	sql = psprintf("SELECT generation, " SQL_MS("lease_until") ", "
@@ -405,7 +407,7 @@ lease_region(HeldRegion *r)
 	p[3] = int_text(r->valid_wall_ms);
 	p[4] = out[1];
 	p[5] = out[2];
-	p[6] = int_text(region_node_allowance_ms());
+	p[6] = int_text(node_allowance_ms);
 	local_run("idgen: recording a region lease",
 			  "UPDATE idgen.held_region SET owner = $2, generation = $3::bigint, "
 			  "valid_until = " SQL_TS(4) ", root_lease_until = " SQL_TS(5) ", "

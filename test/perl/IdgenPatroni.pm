@@ -53,6 +53,17 @@ sub available
 	return -x $patroni_bin && -x $etcd_bin;
 }
 
+# A test file that needs them: make test installs them (scripts/deps.sh),
+# so there a missing one fails; elsewhere the file is skipped.
+sub require_or_skip
+{
+	return if available();
+	Test::More::BAIL_OUT('patroni or etcd is not installed (scripts/deps.sh installs them)')
+	  if $ENV{IDGEN_REQUIRE_CLIENTS};
+	Test::More::plan(skip_all => 'patroni and etcd are not installed (scripts/deps.sh installs them)');
+	return;
+}
+
 # A registry of $opt{members} (2 or 3) Patroni members over one etcd, with
 # a leader and, when synchronous => 1 (the default), a sync standby.
 #   ttl, loop_wait, retry_timeout  Patroni's DCS timing (10, 1, 3)

@@ -37,13 +37,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time);
 
-# make test installs them (scripts/deps.sh): there a missing one fails
-if (!IdgenPatroni::available())
-{
-	BAIL_OUT('patroni or etcd is not installed (scripts/deps.sh installs them)')
-	  if $ENV{IDGEN_REQUIRE_CLIENTS};
-	plan skip_all => 'patroni and etcd are not installed (scripts/deps.sh installs them)';
-}
+IdgenPatroni::require_or_skip();
 
 # a node's state, '' while it has no idgen_status() yet
 sub state_of

@@ -72,13 +72,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time usleep);
 
-# make test installs them (scripts/deps.sh): there a missing one fails
-if (!IdgenPatroni::available())
-{
-	BAIL_OUT('patroni or etcd is not installed (scripts/deps.sh installs them)')
-	  if $ENV{IDGEN_REQUIRE_CLIENTS};
-	plan skip_all => 'patroni and etcd are not installed (scripts/deps.sh installs them)';
-}
+IdgenPatroni::require_or_skip();
 
 my $t_start    = time();
 my $region_ttl = 30;

@@ -9,6 +9,7 @@ DECLARE
     v_out_owner text;
     v_out_generation bigint;
     v_out_until timestamptz;
+    v_out_row boolean;
 BEGIN
     -- a registry without a parent keeps no rows: no bounds, as before 0.9,
     -- but a root grants nothing in a region it has leased out: those IDs
@@ -19,20 +20,17 @@ BEGIN
         PERFORM pg_catalog.pg_advisory_xact_lock_shared(7596555481923411969);
         SELECT x.owner, x.generation, x.lease_until INTO v_out_owner, v_out_generation, v_out_until
         FROM idgen.region_lease AS x WHERE x.region = p_region AND x.generation IS NOT NULL;
+        v_out_row := FOUND;
         -- the setting says so whatever the rows say: a root restored from
         -- before the region's first grant has none
-        IF NOT FOUND AND p_region = ANY (idgen.leased_out_regions()) THEN
+        IF v_out_row OR p_region = ANY (idgen.leased_out_regions()) THEN
             RAISE EXCEPTION 'region % is leased out to a regional registry by this root', p_region
                 USING ERRCODE = 'object_not_in_prerequisite_state',
-                      DETAIL = format('idgen.leased_out_regions names region %s: this registry leases it to a regional registry, whose nodes hand out its IDs, so it grants no node or outside lease there.', p_region),
-                      HINT = format('Point the node''s idgen.registry (or the gateway''s --registry) at the regional registry of region %s.', p_region);
-        END IF;
-        IF FOUND THEN
-            RAISE EXCEPTION 'region % is leased out to a regional registry by this root', p_region
-                USING ERRCODE = 'object_not_in_prerequisite_state',
-                      DETAIL = format('This registry leased region %s to %s (generation %s%s); a root grants no node or outside lease in a region it leases out, whose IDs its regional registry hands out.',
+                      DETAIL = CASE WHEN v_out_row
+                          THEN format('This registry leased region %s to %s (generation %s%s); a root grants no node or outside lease in a region it leases out, whose IDs its regional registry hands out.',
                                       p_region, coalesce('"' || v_out_owner || '"', 'a regional registry that gave it back'),
-                                      v_out_generation, coalesce(', until ' || v_out_until::text, '')),
+                                      v_out_generation, coalesce(', until ' || v_out_until::text, ''))
+                          ELSE format('idgen.leased_out_regions names region %s: this registry leases it to a regional registry, whose nodes hand out its IDs, so it grants no node or outside lease there.', p_region) END,
                       HINT = format('Point the node''s idgen.registry (or the gateway''s --registry) at the regional registry of region %s.', p_region);
         END IF;
         RETURN;
